@@ -1,0 +1,67 @@
+# stencilc: build the compiler and the runtime, run Himeno, run the tests.
+#   make          build build/stencilc and build/libstn.a
+#   make run      build, then compile examples/himeno.stn for OpenMP and run size S
+#   make test     build, then run every test (ends with "N passed, N failed")
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
+B        = build
+ROOT    := $(abspath .)
+
+FRONT   = compiler/front/ast.c compiler/front/parse.c
+SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
+          compiler/sema/sema.c \
+          compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
+          compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
+          compiler/passes/cost.c compiler/passes/pipeline.c \
+          compiler/backend/cg_c.c
+GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
+HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
+INC     = -Icompiler -I$(B)/gen
+DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"'
+
+all: $(B)/stencilc $(B)/libstn.a
+
+$(B)/.deps-build:
+	@tools/deps.sh build
+	@mkdir -p $(B) && touch $@
+
+$(B)/gen/parser.tab.c $(B)/gen/parser.tab.h: compiler/front/parser.y $(B)/.deps-build
+	@mkdir -p $(B)/gen
+	bison -Wall -Werror --defines=$(B)/gen/parser.tab.h -o $(B)/gen/parser.tab.c $<
+
+$(B)/gen/lexer.c: compiler/front/lexer.l $(B)/gen/parser.tab.h
+	flex -o $@ $<
+
+$(B)/stencilc: $(SRCS) $(GEN) $(HDRS)
+	$(CC) $(CFLAGS) $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
+
+# The same compiler with AddressSanitizer and UBSan, for `make test`.
+$(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS)
+	@mkdir -p $(B)/asan
+	$(CC) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
+	  -DSTN_DEBUG $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
+
+$(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
+	@mkdir -p $(B)/runtime
+	$(CC) -O2 -g $(WARN) -fopenmp -c -o $@ $<
+
+$(B)/libstn.a: $(B)/runtime/stn.o
+	ar rcs $@ $^
+
+# Grammar in grammar/ is extracted from the bison file; the test checks it is current.
+grammar/stencil.bnf: compiler/front/parser.y tools/extract-grammar.sh
+	tools/extract-grammar.sh $< > $@
+
+run: all
+	$(B)/stencilc --target=openmp --build -o $(B)/himeno examples/himeno.stn
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$(nproc)} $(B)/himeno
+
+test: all $(B)/asan/stencilc
+	@tools/deps.sh test
+	@tests/run.sh
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all run test clean

@@ -1,0 +1,39 @@
+# lit configuration for stencilc. Parameters (lit -D...):
+#   stencilc=PATH   the compiler under test (default build/stencilc)
+#   sanitized=1     the compiler is the ASan/UBSan build: skip run tests
+import os, shutil
+import lit.formats
+
+config.name = 'stencilc'
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = ['.stn', '.test']
+config.excludes = ['Inputs']
+config.test_source_root = os.path.dirname(__file__)
+root = os.path.abspath(os.path.join(config.test_source_root, '..', '..'))
+build = os.path.join(root, 'build')
+
+stencilc = lit_config.params.get('stencilc', os.path.join(build, 'stencilc'))
+llvm_bin = '/usr/lib/llvm-14/bin'
+path = os.environ.get('PATH', '')
+if os.path.isdir(llvm_bin):
+    path = llvm_bin + os.pathsep + path
+config.environment['PATH'] = path
+for var in ('HOME', 'TMPDIR'):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment['OMP_NUM_THREADS'] = '2'
+# ASan reports leaks at exit; the compiler frees its arenas at exit anyway.
+config.environment['UBSAN_OPTIONS'] = 'print_stacktrace=1:halt_on_error=1'
+
+config.substitutions.append(('%stencilc', stencilc))
+config.substitutions.append(('%root', root))
+config.substitutions.append(('%examples', os.path.join(root, 'examples')))
+config.substitutions.append(('%fieldcmp', os.path.join(build, 'tools', 'fieldcmp')))
+config.substitutions.append(('%numcmp', os.path.join(root, 'tests', 'tools', 'numcmp.sh')))
+config.substitutions.append(('%refcc', 'cc -O2 -fopenmp -o'))
+config.substitutions.append(('%ref', os.path.join(root, 'tests', 'ref')))
+
+if lit_config.params.get('sanitized') == '1':
+    config.available_features.add('sanitized')
+if shutil.which('nvcc') or os.path.exists('/usr/local/cuda/bin/nvcc'):
+    config.available_features.add('nvcc')

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Make sure the build and test tools are present. As root on Debian we
+# install what is missing with apt-get; otherwise we print the exact
+# command to run and fail.
+#   usage: tools/deps.sh build|test
+set -u
+missing=""
+have() { command -v "$1" >/dev/null 2>&1; }
+have cc    || missing="$missing gcc"
+have make  || missing="$missing make"
+have flex  || missing="$missing flex"
+have bison || missing="$missing bison"
+if [ "${1:-build}" = test ]; then
+  have FileCheck || [ -x /usr/lib/llvm-14/bin/FileCheck ] || missing="$missing llvm-14-tools"
+  have lit || [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] ||
+    case "$missing" in *llvm-14-tools*) ;; *) missing="$missing llvm-14-tools" ;; esac
+  have python3 || missing="$missing python3"
+fi
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" = 0 ] && have apt-get; then
+  echo "deps: installing$missing"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing >/dev/null; } || {
+    echo "deps: 'apt-get install$missing' failed; install them and run make again" >&2; exit 1; }
+  exit 0
+fi
+echo "deps: missing:$missing" >&2
+echo "deps: run:  sudo apt-get install -y$missing" >&2
+exit 1
