@@ -8,12 +8,12 @@ WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 B        = build
 ROOT    := $(abspath .)
 
-FRONT   = compiler/front/ast.c compiler/front/parse.c
+FRONT   = compiler/front/ast.c
 SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/sema/sema.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
-          compiler/passes/cost.c compiler/passes/pipeline.c \
+          compiler/passes/schedule.c compiler/passes/cost.c compiler/passes/pipeline.c \
           compiler/backend/cg_c.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
 HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
@@ -21,6 +21,12 @@ INC     = -Icompiler -I$(B)/gen
 DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"'
 
 all: $(B)/stencilc $(B)/libstn.a
+
+tools: $(B)/tools/fieldcmp
+
+$(B)/tools/fieldcmp: tests/tools/fieldcmp.c
+	@mkdir -p $(B)/tools
+	$(CC) -O2 $(WARN) -o $@ $< -lm
 
 $(B)/.deps-build:
 	@tools/deps.sh build
@@ -57,11 +63,11 @@ run: all
 	$(B)/stencilc --target=openmp --build -o $(B)/himeno examples/himeno.stn
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$(nproc)} $(B)/himeno
 
-test: all $(B)/asan/stencilc
+test: all tools $(B)/asan/stencilc
 	@tools/deps.sh test
 	@tests/run.sh
 
 clean:
 	rm -rf $(B)
 
-.PHONY: all run test clean
+.PHONY: all tools run test clean

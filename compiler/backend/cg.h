@@ -1,0 +1,9 @@
+/* cg.h: the code generators. Each prints a program from the IR after the
+ * passes have made every decision. */
+#ifndef STN_CG_H
+#define STN_CG_H
+#include "ir/ir.h"
+
+/* C (openmp == 0) or C with OpenMP pragmas (openmp == 1). */
+void cg_c_program(Buf *b, const IrProgram *p, int openmp);
+#endif

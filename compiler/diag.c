@@ -1,0 +1,97 @@
+/* diag.c: file:line:col messages with the source line and a ^~~~ underline. */
+#include "diag.h"
+#include <stdarg.h>
+#include <stdlib.h>
+
+Span span_join(Span a, Span b)
+{
+  Span s = { a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi };
+  return s;
+}
+
+void src_linecol(const Source *src, int off, int *line, int *col)
+{
+  int l = 1, c = 1;
+  for (int i = 0; i < off && i < src->len; i++) {
+    if (src->text[i] == '\n') {
+      l++;
+      c = 1;
+    } else {
+      c++;
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
+static void report(Diag *d, const char *kind, Span at, const char *fmt, va_list ap)
+{
+  FILE *out = d->out ? d->out : stderr;
+  const Source *src = d->src;
+  int line, col;
+  if (at.lo > src->len)
+    at.lo = src->len;
+  src_linecol(src, at.lo, &line, &col);
+  fprintf(out, "%s:%d:%d: %s: ", src->name, line, col, kind);
+  vfprintf(out, fmt, ap);
+  fputc('\n', out);
+
+  int bol = at.lo;
+  while (bol > 0 && src->text[bol - 1] != '\n')
+    bol--;
+  int eol = at.lo;
+  while (eol < src->len && src->text[eol] != '\n')
+    eol++;
+  fprintf(out, "%.*s\n", eol - bol, src->text + bol);
+  for (int i = bol; i < at.lo; i++)
+    fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+  fputc('^', out);
+  int hi = at.hi < eol ? at.hi : eol;
+  for (int i = at.lo + 1; i < hi; i++)
+    fputc('~', out);
+  fputc('\n', out);
+}
+
+void diag_error(Diag *d, Span at, const char *fmt, ...)
+{
+  int max = d->max_errors ? d->max_errors : 20;
+  if (++d->nerrors > max)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  report(d, "error", at, fmt, ap);
+  va_end(ap);
+  if (d->nerrors == max)
+    fprintf(d->out ? d->out : stderr, "%s: too many errors, stopping\n", d->src->name);
+}
+
+void diag_note(Diag *d, Span at, const char *fmt, ...)
+{
+  int max = d->max_errors ? d->max_errors : 20;
+  if (d->nerrors > max)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  report(d, "note", at, fmt, ap);
+  va_end(ap);
+}
+
+void diag_warning(Diag *d, Span at, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  report(d, "warning", at, fmt, ap);
+  va_end(ap);
+}
+
+_Noreturn void ice_at(const char *file, int line, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "stencilc: internal compiler error at %s:%d: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\nThis is a bug in stencilc, not in your program. Please report it "
+                  "with the .stn file that triggered it.\n");
+  va_end(ap);
+  exit(70);
+}

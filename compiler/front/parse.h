@@ -1,0 +1,23 @@
+/* parse.h: the parser's entry point and the state the reentrant lexer and
+ * parser share (no globals: everything hangs off ParseCtx). */
+#ifndef STN_PARSE_H
+#define STN_PARSE_H
+#include "front/ast.h"
+
+typedef struct Bracket { int tok; Span at; } Bracket;
+
+typedef struct ParseCtx {
+  Arena *arena;
+  Diag *diag;
+  Program *prog;
+  const Source *src;
+  int offset;              /* lexer: byte offset of the next token */
+  void *scanner;           /* flex's reentrant state */
+  Span prev, cur;          /* the last two tokens read */
+  Vec(Bracket) brackets;   /* lexer: open ( [ { for "to close" hints */
+} ParseCtx;
+
+/* Parses src into prog; returns the number of errors reported. */
+int parse_program(Arena *arena, Diag *diag, const Source *src, Program *prog);
+const char *parse_op_name(int tok);
+#endif

@@ -1,0 +1,336 @@
+/* ir.c: opcode table, node helpers and the textual IR printer
+ * (--emit=ir, --dump-after=PASS); docs/ir.md describes the format. */
+#include "ir/ir.h"
+#include <math.h>
+
+const OpInfo op_info[OP__COUNT] = {
+#define OP(name, nargs, form, text, flags) { #name, nargs, form, text, flags },
+#include "ir/ops.h"
+#undef OP
+};
+
+int ir_add(IrNodes *pool, IrNode n)
+{
+  if (!n.ty)
+    ice("IR node %s without a type", op_info[n.op].name);
+  n.uses = 0;
+  vec_push(pool, n);
+  return pool->len - 1;
+}
+
+int ir_const(IrNodes *pool, Type ty, double v)
+{
+  IrNode n = { .op = OP_CONST, .ty = ty, .f = v, .level = -1 };
+  if (ty == TY_INT)
+    n.f = trunc(v);
+  else if (ty == TY_FLOAT)
+    n.f = (double)(float)v;
+  else if (ty == TY_BOOL)
+    n.f = v != 0;
+  return ir_add(pool, n);
+}
+
+int ir_is_const(const IrNodes *pool, int id, double *v)
+{
+  if (id < 0 || pool->data[id].op != OP_CONST)
+    return 0;
+  if (v)
+    *v = pool->data[id].f;
+  return 1;
+}
+
+void ir_count_uses(IrKernel *k)
+{
+  for (int i = 0; i < k->nodes.len; i++)
+    k->nodes.data[i].uses = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    IrNode *n = &k->nodes.data[i];
+    for (int a = 0; a < op_info[n->op].nargs; a++)
+      k->nodes.data[n->arg[a]].uses++;
+  }
+  for (int i = 0; i < k->effects.len; i++) {
+    k->nodes.data[k->effects.data[i].val].uses++;
+    if (k->effects.data[i].pred >= 0)
+      k->nodes.data[k->effects.data[i].pred].uses++;
+  }
+  for (int d = 0; d < k->rank; d++) {
+    k->nodes.data[k->lo[d]].uses++;
+    k->nodes.data[k->hi[d]].uses++;
+  }
+}
+
+const char *ir_type_suffix(Type t)
+{
+  switch (t) {
+  case TY_BOOL: return "i1";
+  case TY_INT: return "i32";
+  case TY_FLOAT: return "f32";
+  case TY_DOUBLE: return "f64";
+  default: return "?";
+  }
+}
+
+static const char *red_name(RedOp op) { return op == RED_SUM ? "+" : op == RED_MAX ? "max" : "min"; }
+
+static void print_const(FILE *out, const IrNode *n)
+{
+  if (n->ty == TY_INT || n->ty == TY_BOOL)
+    fprintf(out, "%lld", (long long)n->f);
+  else
+    fprintf(out, "%.9g", n->f);
+}
+
+static void print_loc(FILE *out, const IrProgram *p, Span at)
+{
+  int line, col;
+  src_linecol(p->src, at.lo, &line, &col);
+  fprintf(out, "%s:%d", p->src->name, line);
+}
+
+/* Host expressions are trees: print them infix, fully parenthesised. */
+static void print_host_expr(FILE *out, const IrProgram *p, int id)
+{
+  const IrNode *n = &p->host.data[id];
+  const OpInfo *oi = &op_info[n->op];
+  switch (n->op) {
+  case OP_CONST: print_const(out, n); return;
+  case OP_PARAM: fprintf(out, "%s", p->params.data[n->ref].name); return;
+  case OP_VAR: fprintf(out, "%s", p->vars.data[n->ref].name); return;
+  case OP_TABLE:
+    fprintf(out, "%s[", p->tables.data[n->ref].name);
+    print_host_expr(out, p, n->arg[0]);
+    fprintf(out, "]");
+    return;
+  case OP_CAST:
+    fprintf(out, "%s(", ir_type_suffix(n->ty));
+    print_host_expr(out, p, n->arg[0]);
+    fprintf(out, ")");
+    return;
+  case OP_SELECT:
+    fprintf(out, "(");
+    print_host_expr(out, p, n->arg[0]);
+    fprintf(out, " ? ");
+    print_host_expr(out, p, n->arg[1]);
+    fprintf(out, " : ");
+    print_host_expr(out, p, n->arg[2]);
+    fprintf(out, ")");
+    return;
+  default:
+    break;
+  }
+  if (oi->form == INFIX) {
+    fprintf(out, "(");
+    print_host_expr(out, p, n->arg[0]);
+    fprintf(out, " %s ", oi->c_text);
+    print_host_expr(out, p, n->arg[1]);
+    fprintf(out, ")");
+    return;
+  }
+  fprintf(out, "%s(", oi->form == PREFIX ? oi->c_text : oi->name);
+  for (int a = 0; a < oi->nargs; a++) {
+    if (a)
+      fprintf(out, ", ");
+    print_host_expr(out, p, n->arg[a]);
+  }
+  fprintf(out, ")");
+}
+
+static void print_node(FILE *out, const IrProgram *p, const IrKernel *k, int id)
+{
+  const IrNode *n = &k->nodes.data[id];
+  const OpInfo *oi = &op_info[n->op];
+  fprintf(out, "  %%%d = %s.%s", id, oi->name, ir_type_suffix(n->ty));
+  switch (n->op) {
+  case OP_CONST: fprintf(out, " "); print_const(out, n); break;
+  case OP_PARAM: fprintf(out, " %s", p->params.data[n->ref].name); break;
+  case OP_ARG: fprintf(out, " %s", k->args.data[n->ref].name); break;
+  case OP_INDEX: fprintf(out, " %d", n->ref); break;
+  case OP_EXTENT: fprintf(out, " %s.%d", p->grids.data[n->ref].name, n->imm); break;
+  case OP_LOAD:
+    fprintf(out, " %s[", p->fields.data[n->ref].name);
+    for (int d = 0; d < k->rank; d++)
+      fprintf(out, d ? ", %+d" : "%+d", n->off[d]);
+    fprintf(out, "]");
+    break;
+  case OP_TABLE: fprintf(out, " %s[%%%d]", p->tables.data[n->ref].name, n->arg[0]); break;
+  default:
+    for (int a = 0; a < oi->nargs; a++)
+      fprintf(out, "%s%%%d", a ? ", " : " ", n->arg[a]);
+  }
+  if (n->level >= 0)
+    fprintf(out, " @%d", n->level);
+  if (n->name)
+    fprintf(out, "  ; %s", n->name);
+  fprintf(out, "\n");
+}
+
+void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  fprintf(out, "kernel %s(", k->name);
+  for (int i = 0; i < k->args.len; i++)
+    fprintf(out, "%s%s %s", i ? ", " : "", type_name(k->args.data[i].ty), k->args.data[i].name);
+  fprintf(out, ") over ");
+  if (k->region == REG_WHOLE)
+    fprintf(out, "%s", g->name);
+  else if (k->region == REG_INTERIOR)
+    fprintf(out, "interior(%s, %d)", g->name, k->width);
+  else
+    fprintf(out, "box(%s)", g->name);
+  if (k->reds.len) {
+    fprintf(out, " reduce(");
+    for (int i = 0; i < k->reds.len; i++)
+      fprintf(out, "%s%s: %s %s", i ? ", " : "", red_name(k->reds.data[i].op),
+              type_name(k->reds.data[i].ty), k->reds.data[i].name);
+    fprintf(out, ")");
+  }
+  fprintf(out, " {  ; ");
+  print_loc(out, p, k->span);
+  fprintf(out, "\n");
+  for (int i = 0; i < k->nodes.len; i++)
+    print_node(out, p, k, i);
+  fprintf(out, "  region");
+  for (int d = 0; d < k->rank; d++)
+    fprintf(out, " [%%%d, %%%d)", k->lo[d], k->hi[d]);
+  fprintf(out, "\n");
+  for (int i = 0; i < k->effects.len; i++) {
+    const IrEffect *e = &k->effects.data[i];
+    if (e->kind == EFF_STORE)
+      fprintf(out, "  store %s, %%%d", p->fields.data[e->ref].name, e->val);
+    else
+      fprintf(out, "  reduce %s %s, %%%d", red_name(k->reds.data[e->ref].op), k->reds.data[e->ref].name, e->val);
+    if (e->pred >= 0)
+      fprintf(out, " if %%%d", e->pred);
+    fprintf(out, "\n");
+  }
+  if (k->flops || k->bytes_read || k->bytes_written)
+    fprintf(out, "  ; cost: %d flops, %d bytes read + %d bytes written per point (%d fields read, %d written)\n",
+            k->flops, k->bytes_read, k->bytes_written, k->fields_read, k->fields_written);
+  if (k->omp_collapse || k->simd)
+    fprintf(out, "  ; cpu schedule: omp parallel collapse(%d)%s\n", k->omp_collapse, k->simd ? ", simd inner loop" : "");
+  fprintf(out, "}\n");
+}
+
+static void print_block(FILE *out, const IrProgram *p, const IrBlock *b, int depth);
+
+static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth)
+{
+  fprintf(out, "%*s", depth * 2, "");
+  switch (s->kind) {
+  case H_ASSIGN:
+    fprintf(out, "%s = ", p->vars.data[s->var].name);
+    print_host_expr(out, p, s->expr);
+    fprintf(out, "\n");
+    return;
+  case H_CALL:
+    if (s->results.len) {
+      for (int i = 0; i < s->results.len; i++)
+        fprintf(out, "%s%s", i ? ", " : "", s->results.data[i] < 0 ? "_" : p->vars.data[s->results.data[i]].name);
+      fprintf(out, " = ");
+    }
+    fprintf(out, "call %s(", p->kernels.data[s->kernel]->name);
+    for (int i = 0; i < s->args.len; i++) {
+      if (i)
+        fprintf(out, ", ");
+      print_host_expr(out, p, s->args.data[i]);
+    }
+    fprintf(out, ")\n");
+    return;
+  case H_FOR:
+    fprintf(out, "for %s in ", p->vars.data[s->var].name);
+    print_host_expr(out, p, s->expr);
+    fprintf(out, " .. ");
+    print_host_expr(out, p, s->expr2);
+    fprintf(out, " {\n");
+    print_block(out, p, &s->body, depth + 1);
+    fprintf(out, "%*s}\n", depth * 2, "");
+    return;
+  case H_WHILE:
+    fprintf(out, "while ");
+    print_host_expr(out, p, s->expr);
+    fprintf(out, " {\n");
+    print_block(out, p, &s->body, depth + 1);
+    fprintf(out, "%*s}\n", depth * 2, "");
+    return;
+  case H_IF:
+    fprintf(out, "if ");
+    print_host_expr(out, p, s->expr);
+    fprintf(out, " {\n");
+    print_block(out, p, &s->body, depth + 1);
+    if (s->els.len) {
+      fprintf(out, "%*s} else {\n", depth * 2, "");
+      print_block(out, p, &s->els, depth + 1);
+    }
+    fprintf(out, "%*s}\n", depth * 2, "");
+    return;
+  case H_BREAK: fprintf(out, "break\n"); return;
+  case H_SWAP:
+    fprintf(out, "swap %s, %s\n", p->fields.data[s->field].name, p->fields.data[s->field2].name);
+    return;
+  case H_PRINT:
+    fprintf(out, "print");
+    for (int i = 0; i < s->items.len; i++) {
+      fprintf(out, i ? ", " : " ");
+      if (s->items.data[i].str)
+        fprintf(out, "\"%s\"", s->items.data[i].str);
+      else
+        print_host_expr(out, p, s->items.data[i].expr);
+    }
+    fprintf(out, "\n");
+    return;
+  case H_TIMER:
+    fprintf(out, "timer %s {\n", p->vars.data[s->var].name);
+    print_block(out, p, &s->body, depth + 1);
+    fprintf(out, "%*s}\n", depth * 2, "");
+    return;
+  case H_WRITE:
+    fprintf(out, "write %s to \"%s\"\n", p->fields.data[s->field].name, s->path);
+    return;
+  }
+}
+
+static void print_block(FILE *out, const IrProgram *p, const IrBlock *b, int depth)
+{
+  for (int i = 0; i < b->len; i++)
+    print_stmt(out, p, b->data[i], depth);
+}
+
+void ir_print_program(FILE *out, const IrProgram *p)
+{
+  fprintf(out, "; stencilc IR for %s\n", p->src->name);
+  for (int i = 0; i < p->params.len; i++) {
+    const IrParam *q = &p->params.data[i];
+    fprintf(out, "param %s %s = %.17g\n", type_name(q->ty), q->name, q->def);
+  }
+  for (int i = 0; i < p->tables.len; i++) {
+    const IrTable *t = &p->tables.data[i];
+    fprintf(out, "table %s %s[%d] = {", type_name(t->ty), t->name, t->len);
+    for (int j = 0; j < t->len; j++)
+      fprintf(out, "%s%.9g", j ? ", " : "", t->vals[j]);
+    fprintf(out, "}\n");
+  }
+  for (int i = 0; i < p->grids.len; i++) {
+    const IrGrid *g = &p->grids.data[i];
+    fprintf(out, "grid %s", g->name);
+    for (int d = 0; d < g->rank; d++) {
+      fprintf(out, "[");
+      print_host_expr(out, p, g->dims[d]);
+      fprintf(out, "]");
+    }
+    fprintf(out, " halo");
+    for (int d = 0; d < g->rank; d++)
+      fprintf(out, " %d:%d", g->halo_lo[d], g->halo_hi[d]);
+    fprintf(out, "\n");
+  }
+  for (int i = 0; i < p->fields.len; i++) {
+    const IrField *f = &p->fields.data[i];
+    fprintf(out, "field %s %s on %s\n", type_name(f->ty), f->name, p->grids.data[f->grid].name);
+  }
+  for (int i = 0; i < p->kernels.len; i++) {
+    fprintf(out, "\n");
+    ir_print_kernel(out, p, p->kernels.data[i]);
+  }
+  fprintf(out, "\nmain {\n");
+  print_block(out, p, &p->main, 1);
+  fprintf(out, "}\n");
+}

@@ -1,0 +1,136 @@
+/* ir.h: the target-independent IR (textual form documented in docs/ir.md).
+ *
+ * A kernel is a DAG of value nodes in topological order (operands always
+ * have smaller ids) followed by its effects: stores to fields at the
+ * current point and contributions to reductions. Control flow inside a
+ * kernel is if-converted: both arms are computed and SELECT picks, and
+ * conditional stores carry a predicate. Every load reads the value the
+ * field had before the kernel started. Region bounds are nodes too (of
+ * params, arguments and grid extents), so passes see everything.
+ *
+ * The host program (main) is a tree of statements whose expressions are
+ * value nodes in the program's host pool. */
+#ifndef STN_IR_H
+#define STN_IR_H
+#include "diag.h"
+#include "front/ast.h"
+#include "sema/sema.h"
+#include "util.h"
+
+typedef enum Op {
+#define OP(name, nargs, form, text, flags) OP_##name,
+#include "ir/ops.h"
+#undef OP
+  OP__COUNT
+} Op;
+
+enum { LEAF, PREFIX, INFIX, FUNC, SPECIAL };
+enum { F_FLOP = 1, F_COMM = 2, F_CMP = 4 };
+
+typedef struct OpInfo { const char *name; int nargs, form; const char *c_text; int flags; } OpInfo;
+extern const OpInfo op_info[OP__COUNT];
+
+typedef struct IrNode {
+  Op op;
+  Type ty;                 /* TY_BOOL, TY_INT, TY_FLOAT or TY_DOUBLE */
+  int arg[3];
+  double f;                /* CONST value */
+  int ref;                 /* PARAM/ARG/LOAD/VAR/TABLE: table index; INDEX: dimension; EXTENT: grid */
+  int imm;                 /* EXTENT: dimension */
+  int off[MAX_RANK];       /* LOAD offsets */
+  const char *name;        /* a user's name for this value (local, const), for readable output */
+  Span span;
+  int level;               /* hoist: loop depth that computes it (0: once per call) */
+  int uses;                /* computed by ir_count_uses */
+} IrNode;
+
+typedef Vec(IrNode) IrNodes;
+
+typedef enum EffectKind { EFF_STORE, EFF_REDUCE } EffectKind;
+typedef struct IrEffect {
+  EffectKind kind;
+  int ref;                 /* field (STORE) or reduction (REDUCE) */
+  int val;
+  int pred;                /* -1: unconditional */
+  Span span;
+} IrEffect;
+
+typedef struct IrRed { const char *name; RedOp op; Type ty; } IrRed;
+typedef struct IrArg { const char *name; Type ty; } IrArg;
+
+typedef struct IrKernel {
+  const char *name;
+  Span span;
+  int grid, rank;
+  RegionKind region;
+  int width;               /* REG_INTERIOR */
+  int lo[MAX_RANK], hi[MAX_RANK];   /* region bounds: node ids (level 0) */
+  IrNodes nodes;
+  Vec(IrEffect) effects;
+  Vec(IrArg) args;
+  Vec(IrRed) reds;
+  /* analyses (cost pass) */
+  int flops, bytes_read, bytes_written, fields_read, fields_written;
+  /* decisions (schedule pass) */
+  int omp_collapse;        /* loops fused under `omp parallel for` (0: serial) */
+  int simd;                /* mark the innermost loop `omp simd` */
+} IrKernel;
+
+typedef struct IrParam { const char *name; Type ty; double def; Span span; } IrParam;
+typedef struct IrTable { const char *name; Type ty; int len; double *vals; Span span; } IrTable;
+typedef struct IrGrid {
+  const char *name; int rank; Span span;
+  int dims[MAX_RANK];      /* host node ids */
+  int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
+} IrGrid;
+typedef struct IrField { const char *name; Type ty; int grid; Span span; } IrField;
+typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
+
+typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,
+                        H_TIMER, H_WRITE } HostKind;
+
+typedef struct IrStmt IrStmt;
+typedef Vec(IrStmt *) IrBlock;
+typedef struct IrPrintItem { const char *str; int expr; } IrPrintItem;
+
+struct IrStmt {
+  HostKind kind;
+  Span span;
+  int var;                 /* ASSIGN, FOR, TIMER target */
+  int expr, expr2;         /* ASSIGN value; FOR bounds; WHILE/IF condition */
+  int kernel;              /* CALL */
+  Vec(int) args;           /* CALL argument exprs */
+  Vec(int) results;        /* CALL: host vars receiving the reductions (-1: dropped) */
+  int field, field2;       /* SWAP, WRITE */
+  const char *path;        /* WRITE */
+  Vec(IrPrintItem) items;  /* PRINT */
+  IrBlock body, els;
+};
+
+typedef struct IrProgram {
+  const char *name;        /* file name without directory or .stn */
+  const Source *src;
+  Arena *arena;
+  Vec(IrParam) params;
+  Vec(IrTable) tables;
+  Vec(IrGrid) grids;
+  Vec(IrField) fields;
+  Vec(IrKernel *) kernels;
+  Vec(IrVar) vars;
+  IrNodes host;            /* expression pool for main and the grid sizes */
+  IrBlock main;
+} IrProgram;
+
+/* lower.c */
+IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src);
+/* ir.c */
+int ir_add(IrNodes *pool, IrNode n);
+int ir_const(IrNodes *pool, Type ty, double v);
+void ir_count_uses(IrKernel *k);
+int ir_is_const(const IrNodes *pool, int id, double *v);
+const char *ir_type_suffix(Type t);
+void ir_print_program(FILE *out, const IrProgram *p);
+void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k);
+/* verify.c: checks the IR's invariants; reports compiler bugs via ice(). */
+void ir_verify(const IrProgram *p, const char *after);
+#endif

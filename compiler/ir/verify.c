@@ -1,0 +1,69 @@
+/* verify.c: the IR's invariants, checked between passes in debug builds
+ * (--verify-ir, on by default with -DSTN_DEBUG). A violation is a compiler
+ * bug and is reported with ice(). */
+#include "ir/ir.h"
+
+static void check(int ok, const char *after, const char *kernel, int node, const char *what)
+{
+  if (!ok)
+    ice("IR verifier, after pass '%s', kernel '%s', node %%%d: %s", after, kernel, node, what);
+}
+
+static int numeric(Type t) { return t == TY_INT || t == TY_FLOAT || t == TY_DOUBLE; }
+
+void ir_verify(const IrProgram *p, const char *after)
+{
+  for (int ki = 0; ki < p->kernels.len; ki++) {
+    const IrKernel *k = p->kernels.data[ki];
+    const IrGrid *g = &p->grids.data[k->grid];
+    for (int i = 0; i < k->nodes.len; i++) {
+      const IrNode *n = &k->nodes.data[i];
+      const OpInfo *oi = &op_info[n->op];
+      check(n->op >= 0 && n->op < OP__COUNT, after, k->name, i, "bad opcode");
+      check(n->ty == TY_BOOL || numeric(n->ty), after, k->name, i, "bad type");
+      for (int a = 0; a < oi->nargs; a++) {
+        check(n->arg[a] >= 0 && n->arg[a] < i, after, k->name, i, "operand not defined before use");
+        if (n->level >= 0)
+          check(k->nodes.data[n->arg[a]].level <= n->level, after, k->name, i,
+                "operand computed in a deeper loop than its user");
+      }
+      const IrNode *a0 = oi->nargs > 0 ? &k->nodes.data[n->arg[0]] : NULL;
+      const IrNode *a1 = oi->nargs > 1 ? &k->nodes.data[n->arg[1]] : NULL;
+      if (oi->form == INFIX && !(oi->flags & F_CMP) && n->op != OP_AND && n->op != OP_OR)
+        check(a0->ty == n->ty && a1->ty == n->ty, after, k->name, i, "arithmetic operand types differ from result");
+      if (oi->flags & F_CMP)
+        check(n->ty == TY_BOOL && a0->ty == a1->ty, after, k->name, i, "comparison types");
+      if (n->op == OP_AND || n->op == OP_OR || n->op == OP_NOT)
+        check(a0->ty == TY_BOOL && (!a1 || a1->ty == TY_BOOL), after, k->name, i, "logic on non-bool");
+      if (n->op == OP_SELECT)
+        check(a0->ty == TY_BOOL && k->nodes.data[n->arg[1]].ty == n->ty && k->nodes.data[n->arg[2]].ty == n->ty,
+              after, k->name, i, "select types");
+      if (n->op == OP_LOAD) {
+        check(n->ref >= 0 && n->ref < p->fields.len && p->fields.data[n->ref].grid == k->grid,
+              after, k->name, i, "load of a field not on the kernel's grid");
+        check(n->ty == p->fields.data[n->ref].ty, after, k->name, i, "load type differs from field");
+        for (int d = 0; d < k->rank; d++)
+          check(-n->off[d] <= g->halo_lo[d] && n->off[d] <= g->halo_hi[d], after, k->name, i,
+                "load reaches beyond the grid's halo");
+      }
+      if (n->op == OP_INDEX)
+        check(n->ref >= 0 && n->ref < k->rank, after, k->name, i, "index dimension out of range");
+    }
+    for (int d = 0; d < k->rank; d++) {
+      check(k->lo[d] >= 0 && k->lo[d] < k->nodes.len && k->nodes.data[k->lo[d]].ty == TY_INT, after, k->name,
+            k->lo[d], "bad region bound");
+      check(k->hi[d] >= 0 && k->hi[d] < k->nodes.len && k->nodes.data[k->hi[d]].ty == TY_INT, after, k->name,
+            k->hi[d], "bad region bound");
+    }
+    for (int i = 0; i < k->effects.len; i++) {
+      const IrEffect *e = &k->effects.data[i];
+      check(e->val >= 0 && e->val < k->nodes.len, after, k->name, e->val, "effect of an undefined value");
+      check(e->pred < k->nodes.len && (e->pred < 0 || k->nodes.data[e->pred].ty == TY_BOOL), after, k->name,
+            e->pred, "bad predicate");
+      if (e->kind == EFF_STORE)
+        check(k->nodes.data[e->val].ty == p->fields.data[e->ref].ty, after, k->name, e->val, "store type");
+      else
+        check(k->nodes.data[e->val].ty == k->reds.data[e->ref].ty, after, k->name, e->val, "reduction type");
+    }
+  }
+}

@@ -1,0 +1,289 @@
+/* main.c: the stencilc driver. Reads options (one table, which also
+ * generates --help), then runs the phases in order:
+ *   parse -> sema -> lower -> passes (pipeline.c) -> code generator
+ * and, with --build, the system C compiler on the result. */
+#define _POSIX_C_SOURCE 200809L
+#include "backend/cg.h"
+#include "front/parse.h"
+#include "passes/passes.h"
+#include "sema/sema.h"
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef STN_RUNTIME_DIR
+#define STN_RUNTIME_DIR "runtime"
+#endif
+#ifndef STN_LIB_DIR
+#define STN_LIB_DIR "build"
+#endif
+#define DEFAULT_CFLAGS "-O3 -march=native"
+
+typedef struct Options {
+  const char *input, *output;
+  const char *target, *emit, *dump_after, *cc, *cflags;
+  int build, list_passes, verify;
+  PassOptions pass;
+} Options;
+
+typedef enum Kind { FLAG, VALUE } Kind;
+typedef struct OptDef {
+  const char *name;        /* "--target" or "-o" */
+  Kind kind;
+  const char *metavar;
+  const char *help;
+} OptDef;
+
+static const OptDef optdefs[] = {
+  { "-o", VALUE, "FILE", "write the output to FILE (default: stdout; with --build: the program name)" },
+  { "--target", VALUE, "c|openmp", "code generator (default: openmp)" },
+  { "--emit", VALUE, "c|ir|ast", "what to print: generated code (default), the IR after all passes, or the AST" },
+  { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
+  { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
+  { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
+  { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
+  { "--list-passes", FLAG, NULL, "list the passes in the order they run" },
+  { "--verify-ir", FLAG, NULL, "check the IR's invariants after every pass (on in debug builds)" },
+  { "-fno-fold", FLAG, NULL, "disable constant folding" },
+  { "-fno-cse", FLAG, NULL, "disable common-subexpression elimination" },
+  { "-fno-hoist", FLAG, NULL, "compute every value at every point (no loop-invariant motion)" },
+  { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants (no hoisted reciprocal)" },
+  { "--help", FLAG, NULL, "show this help" },
+  { "--version", FLAG, NULL, "show the version" },
+};
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: stencilc [options] file.stn\n\n"
+               "Compiles a stencil program to C or OpenMP C linked with the stencilc runtime.\n\n"
+               "options:\n");
+  for (size_t i = 0; i < sizeof optdefs / sizeof optdefs[0]; i++) {
+    const OptDef *d = &optdefs[i];
+    char left[64];
+    if (d->kind == VALUE)
+      snprintf(left, sizeof left, "%s%s%s", d->name, d->name[1] == '-' ? "=" : " ", d->metavar);
+    else
+      snprintf(left, sizeof left, "%s", d->name);
+    fprintf(out, "  %-22s %s\n", left, d->help);
+  }
+  fprintf(out, "\nexamples:\n"
+               "  stencilc --build -o himeno examples/himeno.stn && ./himeno --NI=129 --NJ=129 --NK=257\n"
+               "  stencilc --emit=ir examples/himeno.stn\n");
+}
+
+static _Noreturn void bad_usage(const char *fmt, const char *arg)
+{
+  fprintf(stderr, "stencilc: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\nstencilc: run 'stencilc --help' for the options\n");
+  exit(2);
+}
+
+static void parse_options(Options *o, int argc, char **argv)
+{
+#ifdef STN_DEBUG
+  o->verify = 1;
+#endif
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (arg[0] != '-' || streq(arg, "-")) {
+      if (o->input)
+        bad_usage("more than one input file ('%s')", arg);
+      o->input = arg;
+      continue;
+    }
+    const OptDef *def = NULL;
+    const char *value = NULL;
+    for (size_t i = 0; i < sizeof optdefs / sizeof optdefs[0] && !def; i++) {
+      size_t n = strlen(optdefs[i].name);
+      if (strncmp(arg, optdefs[i].name, n) != 0)
+        continue;
+      if (arg[n] == 0)
+        def = &optdefs[i];
+      else if (arg[n] == '=' && optdefs[i].kind == VALUE)
+        def = &optdefs[i], value = arg + n + 1;
+    }
+    if (!def)
+      bad_usage("unknown option '%s'", arg);
+    if (def->kind == VALUE && !value) {
+      if (a + 1 >= argc)
+        bad_usage("option '%s' needs a value", arg);
+      value = argv[++a];
+    }
+    const char *n = def->name;
+    if (streq(n, "-o")) o->output = value;
+    else if (streq(n, "--target")) o->target = value;
+    else if (streq(n, "--emit")) o->emit = value;
+    else if (streq(n, "--build")) o->build = 1;
+    else if (streq(n, "--cc")) o->cc = value;
+    else if (streq(n, "--cflags")) o->cflags = value;
+    else if (streq(n, "--dump-after")) o->dump_after = value;
+    else if (streq(n, "--list-passes")) o->list_passes = 1;
+    else if (streq(n, "--verify-ir")) o->verify = 1;
+    else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;
+    else if (streq(n, "-fno-cse")) o->pass.no_cse = 1;
+    else if (streq(n, "-fno-hoist")) o->pass.no_hoist = 1;
+    else if (streq(n, "-fno-recip")) o->pass.no_recip = 1;
+    else if (streq(n, "--help")) { usage(stdout); exit(0); }
+    else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
+    else ice("option '%s' declared but not handled", n);
+  }
+  if (!o->target || streq(o->target, "openmp"))
+    o->pass.target = TARGET_OPENMP;
+  else if (streq(o->target, "c"))
+    o->pass.target = TARGET_C;
+  else
+    bad_usage("unknown target '%s' (choose c or openmp)", o->target);
+  if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast"))
+    bad_usage("unknown --emit kind '%s' (choose c, ir or ast)", o->emit);
+  if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {
+    int found = 0;
+    for (int i = 0; i < pass_count; i++)
+      found |= streq(pass_list[i].name, o->dump_after);
+    if (!found)
+      bad_usage("unknown pass '%s' (see --list-passes)", o->dump_after);
+  }
+  o->pass.dump_after = o->dump_after;
+  o->pass.dump = stderr;
+  o->pass.verify = o->verify;
+}
+
+static char *read_file(const char *path, int *len)
+{
+  FILE *f = streq(path, "-") ? stdin : fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "stencilc: error: cannot open '%s': %s\n", path, strerror(errno));
+    exit(1);
+  }
+  Buf b = { 0 };
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    buf_printf(&b, "%.*s", (int)n, chunk);
+  if (ferror(f)) {
+    fprintf(stderr, "stencilc: error: cannot read '%s': %s\n", path, strerror(errno));
+    exit(1);
+  }
+  if (f != stdin)
+    fclose(f);
+  if (!b.s)
+    buf_puts(&b, "");
+  if (strlen(b.s) != b.len) {
+    fprintf(stderr, "%s: error: the file contains a NUL byte; is it a .stn text file?\n", path);
+    exit(1);
+  }
+  *len = (int)b.len;
+  return b.s;
+}
+
+static int run_cc(const Options *o, const char *csrc, const char *exe)
+{
+  const char *cc = o->cc ? o->cc : getenv("CC") ? getenv("CC") : "cc";
+  const char *cflags = o->cflags ? o->cflags : DEFAULT_CFLAGS;
+  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
+  const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+  Buf cmd = { 0 };
+  buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' '%s/libstn.a' -lm", cc, cflags,
+             o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, lib);
+  int rc = system(cmd.s);
+  if (rc != 0) {
+    fprintf(stderr, "stencilc: error: the C compiler failed (%s)\nstencilc: command: %s\n",
+            WIFEXITED(rc) ? "see its messages above" : "it did not run", cmd.s);
+    buf_free(&cmd);
+    return 1;
+  }
+  buf_free(&cmd);
+  return 0;
+}
+
+static const char *default_exe(Arena *a, const char *input)
+{
+  const char *base = strrchr(input, '/');
+  base = base ? base + 1 : input;
+  size_t n = strlen(base);
+  if (n > 4 && streq(base + n - 4, ".stn"))
+    n -= 4;
+  return arena_strndup(a, base, n);
+}
+
+int main(int argc, char **argv)
+{
+  Options o = { 0 };
+  parse_options(&o, argc, argv);
+  if (o.list_passes) {
+    for (int i = 0; i < pass_count; i++)
+      printf("%-10s %s\n", pass_list[i].name, pass_list[i].what);
+    return 0;
+  }
+  if (!o.input)
+    bad_usage("%s", "no input file");
+
+  Arena *arena = arena_new();
+  Source src = { .name = o.input };
+  int len;
+  char *text = read_file(o.input, &len);
+  src.text = text;
+  src.len = len;
+  Diag diag = { .src = &src };
+  Program prog = { .src = src };
+
+  int status = 1;
+  parse_program(arena, &diag, &src, &prog);
+  if (o.emit && streq(o.emit, "ast")) {
+    ast_dump(stdout, &prog, &src);
+    status = diag.nerrors ? 1 : 0;
+    goto out;
+  }
+  Sema sema;
+  if (diag.nerrors == 0)
+    sema_check(&sema, arena, &diag, &prog);
+  if (diag.nerrors) {
+    fprintf(stderr, "%d error%s generated.\n", diag.nerrors, diag.nerrors == 1 ? "" : "s");
+    goto out;
+  }
+
+  IrProgram *ir = ir_lower(&sema, arena, &src);
+  pass_run_pipeline(ir, &o.pass);
+
+  if (o.emit && streq(o.emit, "ir")) {
+    FILE *out = o.output ? fopen(o.output, "w") : stdout;
+    if (!out) {
+      fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", o.output, strerror(errno));
+      goto out;
+    }
+    ir_print_program(out, ir);
+    if (out != stdout)
+      fclose(out);
+    status = 0;
+    goto out;
+  }
+
+  Buf code = { 0 };
+  cg_c_program(&code, ir, o.pass.target == TARGET_OPENMP);
+  if (o.build) {
+    const char *exe = o.output ? o.output : default_exe(arena, o.input);
+    char *csrc = arena_printf(arena, "%s.c", exe);
+    FILE *f = fopen(csrc, "w");
+    if (!f || fwrite(code.s, 1, code.len, f) != code.len || fclose(f) != 0) {
+      fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", csrc, strerror(errno));
+      buf_free(&code);
+      goto out;
+    }
+    status = run_cc(&o, csrc, exe);
+  } else {
+    FILE *out = o.output ? fopen(o.output, "w") : stdout;
+    if (!out || fwrite(code.s, 1, code.len, out) != code.len || (out != stdout && fclose(out) != 0)) {
+      fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", o.output ? o.output : "stdout", strerror(errno));
+      buf_free(&code);
+      goto out;
+    }
+    status = 0;
+  }
+  buf_free(&code);
+out:
+  free(text);
+  arena_free(arena);
+  return status;
+}

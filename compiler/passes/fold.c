@@ -1,0 +1,156 @@
+/* fold.c: constant folding and exact algebraic simplification
+ * (x*1, x/1, x-0, x+0 for ints, casts of constants, selects on constant
+ * conditions). Nothing here changes a floating-point result. */
+#include "passes/passes.h"
+#include <math.h>
+
+static double eval(const IrNode *n, const double *v)
+{
+  int ints = n->ty == TY_INT;
+  switch (n->op) {
+  case OP_NEG: return -v[0];
+  case OP_NOT: return !v[0];
+  case OP_CAST: return v[0];
+  case OP_ADD: return v[0] + v[1];
+  case OP_SUB: return v[0] - v[1];
+  case OP_MUL: return v[0] * v[1];
+  case OP_DIV: return ints ? trunc(v[0] / v[1]) : v[0] / v[1];
+  case OP_MOD: return fmod(v[0], v[1]);
+  case OP_LT: return v[0] < v[1];
+  case OP_LE: return v[0] <= v[1];
+  case OP_GT: return v[0] > v[1];
+  case OP_GE: return v[0] >= v[1];
+  case OP_EQ: return v[0] == v[1];
+  case OP_NE: return v[0] != v[1];
+  case OP_AND: return v[0] && v[1];
+  case OP_OR: return v[0] || v[1];
+  case OP_SELECT: return v[0] ? v[1] : v[2];
+  case OP_SQRT: return sqrt(v[0]);
+  case OP_EXP: return exp(v[0]);
+  case OP_LOG: return log(v[0]);
+  case OP_FABS: return fabs(v[0]);
+  case OP_SIN: return sin(v[0]);
+  case OP_COS: return cos(v[0]);
+  case OP_TAN: return tan(v[0]);
+  case OP_TANH: return tanh(v[0]);
+  case OP_FLOOR: return floor(v[0]);
+  case OP_CEIL: return ceil(v[0]);
+  case OP_POW: return pow(v[0], v[1]);
+  case OP_FMIN: case OP_IMIN: return fmin(v[0], v[1]);
+  case OP_FMAX: case OP_IMAX: return fmax(v[0], v[1]);
+  case OP_IABS: return fabs(v[0]);
+  default: ice("fold: cannot evaluate %s", op_info[n->op].name);
+  }
+}
+
+/* Float arithmetic must round like the target: evaluate float ops on
+ * floats so that folding never changes a result. */
+static double round_as(Type t, double x)
+{
+  return t == TY_FLOAT ? (double)(float)x : t == TY_INT ? trunc(x) : t == TY_BOOL ? (x != 0) : x;
+}
+
+static int fold_node(IrKernel *k, int id)
+{
+  IrNode *n = &k->nodes.data[id];
+  const OpInfo *oi = &op_info[n->op];
+  if (oi->form == LEAF || n->op == OP_TABLE)
+    return id;
+  double v[3];
+  int all = 1;
+  for (int a = 0; a < oi->nargs; a++)
+    all &= ir_is_const(&k->nodes, n->arg[a], &v[a]);
+  int ints = n->ty == TY_INT;
+  if (all) {
+    if ((n->op == OP_DIV || n->op == OP_MOD) && ints && v[1] == 0)
+      return id;  /* leave the run-time trap where the user wrote it */
+    /* Rewrite in place: appending would break the topological order. A
+     * named CONST prints as a declared const, so the local's name goes. */
+    n->f = round_as(n->ty, eval(n, v));
+    n->op = OP_CONST;
+    n->name = NULL;
+    n->arg[0] = n->arg[1] = n->arg[2] = -1;
+    return id;
+  }
+  double c;
+  int a0 = n->arg[0], a1 = n->arg[1];
+  switch (n->op) {
+  case OP_MUL:
+    if (ir_is_const(&k->nodes, a1, &c) && c == 1) return a0;
+    if (ir_is_const(&k->nodes, a0, &c) && c == 1) return a1;
+    if (ints && ir_is_const(&k->nodes, a1, &c) && c == 0) return a1;
+    if (ints && ir_is_const(&k->nodes, a0, &c) && c == 0) return a0;
+    break;
+  case OP_DIV:
+    if (ir_is_const(&k->nodes, a1, &c) && c == 1) return a0;
+    break;
+  case OP_SUB:
+    if (ir_is_const(&k->nodes, a1, &c) && c == 0) return a0;
+    break;
+  case OP_ADD:
+    if (ints && ir_is_const(&k->nodes, a1, &c) && c == 0) return a0;
+    if (ints && ir_is_const(&k->nodes, a0, &c) && c == 0) return a1;
+    break;
+  case OP_SELECT:
+    if (ir_is_const(&k->nodes, a0, &c)) return c ? a1 : n->arg[2];
+    if (a1 == n->arg[2]) return a1;
+    break;
+  case OP_CAST:
+    if (k->nodes.data[a0].ty == n->ty) return a0;
+    break;
+  default:
+    break;
+  }
+  return id;
+}
+
+/* Nodes are in topological order, so one forward sweep sees operands
+ * already folded. Replaced nodes become dead and pass_compact drops them. */
+static void fold_kernel(IrKernel *k)
+{
+  int n = k->nodes.len;
+  int *map = xrealloc(NULL, sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++) {
+    IrNode *nd = &k->nodes.data[i];
+    for (int a = 0; a < op_info[nd->op].nargs; a++)
+      nd->arg[a] = map[nd->arg[a]];
+    int r = fold_node(k, i);
+    map[i] = r;
+    if (r != i && k->nodes.data[i].name && !k->nodes.data[r].name && op_info[k->nodes.data[r].op].form != LEAF)
+      k->nodes.data[r].name = k->nodes.data[i].name;
+  }
+  for (int i = 0; i < k->effects.len; i++) {
+    IrEffect *e = &k->effects.data[i];
+    e->val = map[e->val];
+    if (e->pred >= 0) {
+      e->pred = map[e->pred];
+      double c;
+      if (ir_is_const(&k->nodes, e->pred, &c) && c != 0)
+        e->pred = -1;
+    }
+  }
+  for (int d = 0; d < k->rank; d++) {
+    k->lo[d] = map[k->lo[d]];
+    k->hi[d] = map[k->hi[d]];
+  }
+  free(map);
+  /* A store whose predicate folded to false never happens. */
+  int w = 0;
+  for (int i = 0; i < k->effects.len; i++) {
+    IrEffect *e = &k->effects.data[i];
+    double c;
+    if (e->pred >= 0 && ir_is_const(&k->nodes, e->pred, &c) && c == 0)
+      continue;
+    k->effects.data[w++] = *e;
+  }
+  k->effects.len = w;
+  pass_compact(k);
+}
+
+void pass_fold(IrProgram *p, const PassOptions *o)
+{
+  if (o->no_fold)
+    return;
+  for (int i = 0; i < p->kernels.len; i++)
+    fold_kernel(p->kernels.data[i]);
+}

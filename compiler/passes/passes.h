@@ -1,0 +1,37 @@
+/* passes.h: the optimisation and analysis passes over the IR, and the
+ * pipeline that runs them in order (pipeline.c). */
+#ifndef STN_PASSES_H
+#define STN_PASSES_H
+#include "ir/ir.h"
+
+typedef enum Target { TARGET_C, TARGET_OPENMP } Target;
+
+typedef struct PassOptions {
+  Target target;
+  int no_fold, no_cse, no_hoist, no_recip;
+  const char *dump_after;  /* pass name, "all", or NULL */
+  int verify;              /* run the IR verifier between passes */
+  FILE *dump;
+} PassOptions;
+
+typedef struct Pass {
+  const char *name;
+  const char *what;
+  void (*run)(IrProgram *p, const PassOptions *o);
+} Pass;
+
+extern const Pass pass_list[];
+extern const int pass_count;
+void pass_run_pipeline(IrProgram *p, const PassOptions *o);
+
+void pass_fold(IrProgram *p, const PassOptions *o);
+void pass_cse(IrProgram *p, const PassOptions *o);
+void pass_hoist(IrProgram *p, const PassOptions *o);
+void pass_schedule(IrProgram *p, const PassOptions *o);
+void pass_cost(IrProgram *p, const PassOptions *o);
+
+/* Rebuilding helper: copies the nodes reachable from the kernel's roots
+ * (effects and region bounds) in order, applying `map` to operands, and
+ * drops the rest (dead code). Used by every transforming pass. */
+void pass_compact(IrKernel *k);
+#endif

@@ -1,0 +1,79 @@
+/* pipeline.c: the passes, in the order they run. This table is the one
+ * place to read what the compiler does to a program between lowering and
+ * printing; --list-passes prints it, --dump-after=NAME shows each result. */
+#include "passes/passes.h"
+
+const Pass pass_list[] = {
+  { "fold",     "constant folding and exact algebraic simplification", pass_fold },
+  { "cse",      "common-subexpression elimination (value numbering)",  pass_cse },
+  { "hoist",    "loop levels of every value; division by invariants becomes multiplication "
+                "by a hoisted reciprocal", pass_hoist },
+  { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
+  { "cost",     "flops and minimum bytes per point of each kernel", pass_cost },
+};
+const int pass_count = sizeof pass_list / sizeof pass_list[0];
+
+void pass_run_pipeline(IrProgram *p, const PassOptions *o)
+{
+  if (o->verify)
+    ir_verify(p, "lower");
+  if (o->dump_after && (streq(o->dump_after, "all") || streq(o->dump_after, "lower"))) {
+    fprintf(o->dump, "; --- after lower ---\n");
+    ir_print_program(o->dump, p);
+  }
+  for (int i = 0; i < pass_count; i++) {
+    pass_list[i].run(p, o);
+    if (o->verify)
+      ir_verify(p, pass_list[i].name);
+    if (o->dump_after && (streq(o->dump_after, "all") || streq(o->dump_after, pass_list[i].name))) {
+      fprintf(o->dump, "; --- after %s ---\n", pass_list[i].name);
+      ir_print_program(o->dump, p);
+    }
+  }
+}
+
+/* Keep the nodes the roots reach, in order; renumber operands. */
+void pass_compact(IrKernel *k)
+{
+  int n = k->nodes.len;
+  char *live = xrealloc(NULL, (size_t)n + 1);
+  int *map = xrealloc(NULL, sizeof(int) * (size_t)(n + 1));
+  for (int i = 0; i < n; i++)
+    live[i] = 0;
+  for (int i = 0; i < k->effects.len; i++) {
+    live[k->effects.data[i].val] = 1;
+    if (k->effects.data[i].pred >= 0)
+      live[k->effects.data[i].pred] = 1;
+  }
+  for (int d = 0; d < k->rank; d++)
+    live[k->lo[d]] = live[k->hi[d]] = 1;
+  for (int i = n - 1; i >= 0; i--) {
+    if (!live[i])
+      continue;
+    IrNode *nd = &k->nodes.data[i];
+    for (int a = 0; a < op_info[nd->op].nargs; a++)
+      live[nd->arg[a]] = 1;
+  }
+  int w = 0;
+  for (int i = 0; i < n; i++) {
+    if (!live[i])
+      continue;
+    IrNode nd = k->nodes.data[i];
+    for (int a = 0; a < op_info[nd.op].nargs; a++)
+      nd.arg[a] = map[nd.arg[a]];
+    map[i] = w;
+    k->nodes.data[w++] = nd;
+  }
+  k->nodes.len = w;
+  for (int i = 0; i < k->effects.len; i++) {
+    k->effects.data[i].val = map[k->effects.data[i].val];
+    if (k->effects.data[i].pred >= 0)
+      k->effects.data[i].pred = map[k->effects.data[i].pred];
+  }
+  for (int d = 0; d < k->rank; d++) {
+    k->lo[d] = map[k->lo[d]];
+    k->hi[d] = map[k->hi[d]];
+  }
+  free(live);
+  free(map);
+}

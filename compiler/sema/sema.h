@@ -1,0 +1,59 @@
+/* sema.h: names, types, shapes and halo extents. Sema resolves every name
+ * in the AST to a Sym, gives every expression a type, checks the rules of
+ * the language (docs/language.md) and infers each grid's halo from the
+ * offsets its kernels read. Lowering to IR trusts what sema accepted. */
+#ifndef STN_SEMA_H
+#define STN_SEMA_H
+#include "front/ast.h"
+
+enum { MAX_RANK = 3 };
+
+typedef enum SymKind {
+  SYM_PARAM, SYM_CONST, SYM_GRID, SYM_FIELD, SYM_KERNEL, SYM_KPARAM, SYM_LOCAL,
+  SYM_INDEX, SYM_RED, SYM_VAR, SYM_LOOP, SYM_BUILTIN,
+} SymKind;
+
+typedef enum RedOp { RED_SUM, RED_MAX, RED_MIN } RedOp;
+
+struct Sym {
+  SymKind kind;
+  const char *name;
+  Span span;
+  Type ty;
+  Node *decl;
+  int id;                  /* index in its table: params, fields, kernels, vars, ... */
+  /* SYM_CONST */
+  int is_array, len;
+  double *vals;            /* folded values (array or scalar) */
+  /* SYM_GRID */
+  int rank;
+  Node *dims[MAX_RANK];
+  int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
+  /* SYM_FIELD */
+  Sym *grid;
+  /* SYM_KERNEL */
+  Node *kernel;
+  Vec(Sym *) kparams;
+  Vec(Sym *) reds;
+  /* SYM_INDEX */
+  int dim;
+  /* SYM_RED */
+  RedOp redop;
+  /* SYM_BUILTIN */
+  int nargs;
+};
+
+typedef struct Sema {
+  Arena *arena;
+  Diag *diag;
+  Program *prog;
+  Vec(Sym *) params, consts, grids, fields, kernels, vars;
+  Node *main;
+} Sema;
+
+/* The usual arithmetic conversions; untyped literals take their partner's type. */
+Type sema_arith_type(Type a, Type b);
+
+/* Checks prog; returns the number of errors. */
+int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog);
+#endif

@@ -1,0 +1,277 @@
+/* stn.c: the runtime library of generated programs (see stn.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "stn.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+typedef struct save_req { const char *field, *path; } save_req;
+static save_req *saves;
+static int nsaves;
+
+_Noreturn void stn_fatal(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("error: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+double stn_time(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *type_word(stn_type t) { return t == STN_INT ? "int" : t == STN_FLOAT ? "float" : "double"; }
+
+static void print_value(FILE *out, const stn_param *p)
+{
+  if (p->type == STN_INT)
+    fprintf(out, "%d", *(int *)p->addr);
+  else if (p->type == STN_FLOAT)
+    fprintf(out, "%g", (double)*(float *)p->addr);
+  else
+    fprintf(out, "%g", *(double *)p->addr);
+}
+
+static void usage(const stn_program *p, FILE *out)
+{
+  fprintf(out, "usage: %s [--NAME=VALUE ...] [--save=FIELD=PATH ...]\n", p->name);
+  if (p->about && *p->about)
+    fprintf(out, "%s\n", p->about);
+  fprintf(out, "\nparams:\n");
+  for (int i = 0; i < p->nparams; i++) {
+    fprintf(out, "  --%s=%s (default ", p->params[i].name, type_word(p->params[i].type));
+    print_value(out, &p->params[i]);
+    fprintf(out, ")%s%s\n", p->params[i].help && *p->params[i].help ? "  " : "",
+            p->params[i].help ? p->params[i].help : "");
+  }
+  fprintf(out, "\noptions:\n"
+               "  --save=FIELD=PATH  write FIELD when the program ends (.npy: NumPy, else raw binary)\n"
+               "  --help             show this help\n");
+  fprintf(out, "\nfields:");
+  for (int i = 0; i < p->nfields; i++)
+    fprintf(out, " %s", p->fields[i]->name);
+  fprintf(out, "\n");
+}
+
+static void parse_value(const stn_param *p, const char *arg, const char *text)
+{
+  char *end;
+  errno = 0;
+  if (p->type == STN_INT) {
+    long v = strtol(text, &end, 10);
+    if (*text == 0 || *end != 0)
+      stn_fatal("%s: '%s' is not an integer (param %s is an int)", arg, text, p->name);
+    if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
+      stn_fatal("%s: %s is out of range for an int", arg, text);
+    *(int *)p->addr = (int)v;
+    return;
+  }
+  double v = strtod(text, &end);
+  if (*text == 0 || *end != 0)
+    stn_fatal("%s: '%s' is not a number (param %s is a %s)", arg, text, p->name, type_word(p->type));
+  if (errno == ERANGE || !isfinite(v))
+    stn_fatal("%s: %s is out of range", arg, text);
+  if (p->type == STN_FLOAT)
+    *(float *)p->addr = (float)v;
+  else
+    *(double *)p->addr = v;
+}
+
+void stn_init(stn_program *p, int argc, char **argv)
+{
+  for (int a = 1; a < argc; a++) {
+    const char *arg = argv[a];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      usage(p, stdout);
+      exit(0);
+    }
+    if (strncmp(arg, "--save=", 7) == 0) {
+      const char *spec = arg + 7, *eq = strchr(spec, '=');
+      if (!eq || eq == spec || !eq[1])
+        stn_fatal("%s: expected --save=FIELD=PATH", arg);
+      size_t len = (size_t)(eq - spec);
+      int found = 0;
+      for (int i = 0; i < p->nfields; i++)
+        if (strlen(p->fields[i]->name) == len && strncmp(p->fields[i]->name, spec, len) == 0)
+          found = 1;
+      if (!found)
+        stn_fatal("%s: '%.*s' is not a field of this program (run with --help to list them)", arg,
+                  (int)len, spec);
+      saves = realloc(saves, sizeof *saves * (size_t)(nsaves + 1));
+      if (!saves)
+        stn_fatal("out of memory");
+      char *name = malloc(len + 1);
+      if (!name)
+        stn_fatal("out of memory");
+      memcpy(name, spec, len);
+      name[len] = 0;
+      saves[nsaves].field = name;
+      saves[nsaves].path = eq + 1;
+      nsaves++;
+      continue;
+    }
+    if (strncmp(arg, "--", 2) != 0)
+      stn_fatal("unexpected argument '%s' (run with --help)", arg);
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    const stn_param *hit = NULL;
+    for (int i = 0; i < p->nparams; i++)
+      if (strlen(p->params[i].name) == len && strncmp(p->params[i].name, name, len) == 0)
+        hit = &p->params[i];
+    if (!hit)
+      stn_fatal("unknown option '%s' (run with --help to list the params)", arg);
+    if (!eq)
+      stn_fatal("%s: expected --%s=VALUE", arg, hit->name);
+    parse_value(hit, arg, eq + 1);
+  }
+}
+
+void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
+                   const int *halo_hi, const char *const *size_names)
+{
+  memset(g, 0, sizeof *g);
+  g->name = name;
+  g->rank = rank;
+  for (int d = 0; d < rank; d++) {
+    if (n[d] < 1)
+      stn_fatal("grid %s: dimension %d has size %ld (from %s); sizes must be at least 1", name, d, n[d],
+                size_names[d]);
+    g->n[d] = n[d];
+    g->halo_lo[d] = halo_lo[d];
+    g->halo_hi[d] = halo_hi[d];
+    g->pad_lo[d] = halo_lo[d];
+    g->alloc[d] = halo_lo[d] + n[d] + halo_hi[d];
+  }
+  /* Keep index 0 of every row aligned: pad the contiguous dimension (the
+   * padding assumes 4-byte elements; 8-byte ones stay aligned too). */
+  int last = rank - 1;
+  long per = STN_ALIGN / 4;
+  g->pad_lo[last] = (halo_lo[last] + per - 1) / per * per;
+  g->alloc[last] = (g->pad_lo[last] + n[last] + halo_hi[last] + per - 1) / per * per;
+  double total = 1;
+  g->stride[last] = 1;
+  for (int d = last - 1; d >= 0; d--)
+    g->stride[d] = g->stride[d + 1] * g->alloc[d + 1];
+  for (int d = 0; d < rank; d++)
+    total *= (double)g->alloc[d];
+  if (total > (double)(SIZE_MAX / 16))
+    stn_fatal("grid %s is too large to allocate", name);
+  g->size = (size_t)total;
+}
+
+void stn_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g)
+{
+  size_t es = stn_type_size(type);
+  size_t bytes = (g->size * es + STN_ALIGN - 1) / STN_ALIGN * STN_ALIGN;
+  f->name = name;
+  f->type = type;
+  f->grid = g;
+  f->mem = aligned_alloc(STN_ALIGN, bytes);
+  if (!f->mem)
+    stn_fatal("cannot allocate %.2f GiB for field '%s' on grid %s; reduce the grid size",
+              (double)bytes / (1 << 30), name, g->name);
+  long off = 0;
+  for (int d = 0; d < g->rank; d++)
+    off += g->pad_lo[d] * g->stride[d];
+  f->origin = (char *)f->mem + (size_t)off * es;
+}
+
+void stn_field_swap(stn_field *a, stn_field *b)
+{
+  void *m = a->mem, *o = a->origin;
+  a->mem = b->mem;
+  a->origin = b->origin;
+  b->mem = m;
+  b->origin = o;
+}
+
+void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi)
+{
+  for (int d = 0; d < g->rank; d++)
+    if (lo[d] < 0 || hi[d] > g->n[d] || lo[d] > hi[d])
+      stn_fatal("kernel %s: its box [%ld, %ld) along dimension %d does not fit grid %s of size %ld; "
+                "check the box bounds and the params that set them", kernel, lo[d], hi[d], d, g->name, g->n[d]);
+}
+
+static void write_points(FILE *fp, const stn_field *f)
+{
+  const stn_grid *g = f->grid;
+  size_t es = stn_type_size(f->type);
+  long n0 = g->n[0], n1 = g->rank > 1 ? g->n[1] : 1, n2 = g->rank > 2 ? g->n[2] : 1;
+  long s0 = g->stride[0], s1 = g->rank > 1 ? g->stride[1] : 0;
+  long row = g->n[g->rank - 1];
+  if (g->rank == 1) {
+    n0 = 1;
+    s0 = 0;
+  } else if (g->rank == 2) {
+    n1 = g->n[0];
+    s1 = g->stride[0];
+    n0 = 1;
+    s0 = 0;
+  }
+  (void)n2;
+  for (long i = 0; i < n0; i++)
+    for (long j = 0; j < n1; j++) {
+      const char *src = (const char *)f->origin + (size_t)(i * s0 + j * s1) * es;
+      if (fwrite(src, es, (size_t)row, fp) != (size_t)row)
+        stn_fatal("cannot write field '%s': %s", f->name, strerror(errno));
+    }
+}
+
+void stn_field_write(const stn_field *f, const char *path)
+{
+  FILE *fp = fopen(path, "wb");
+  if (!fp)
+    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+  size_t len = strlen(path);
+  if (len >= 4 && strcmp(path + len - 4, ".npy") == 0) {
+    const stn_grid *g = f->grid;
+    char shape[128];
+    int n = 0;
+    for (int d = 0; d < g->rank; d++)
+      n += snprintf(shape + n, sizeof shape - (size_t)n, "%ld,%s", g->n[d], g->rank == 1 || d < g->rank - 1 ? " " : "");
+    char dict[256];
+    const char *descr = f->type == STN_INT ? "<i4" : f->type == STN_FLOAT ? "<f4" : "<f8";
+    int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, shape);
+    int total = 10 + dl + 1;
+    int pad = (64 - total % 64) % 64;
+    unsigned short hlen = (unsigned short)(dl + pad + 1);
+    fwrite("\x93NUMPY\x01\x00", 1, 8, fp);
+    unsigned char h[2] = { (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8) };
+    fwrite(h, 1, 2, fp);
+    fwrite(dict, 1, (size_t)dl, fp);
+    for (int i = 0; i < pad; i++)
+      fputc(' ', fp);
+    fputc('\n', fp);
+  }
+  write_points(fp, f);
+  if (fclose(fp) != 0)
+    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+}
+
+void stn_finish(stn_program *p)
+{
+  for (int s = 0; s < nsaves; s++) {
+    for (int i = 0; i < p->nfields; i++)
+      if (strcmp(p->fields[i]->name, saves[s].field) == 0)
+        stn_field_write(p->fields[i], saves[s].path);
+    free((void *)saves[s].field);
+  }
+  free(saves);
+  saves = NULL;
+  nsaves = 0;
+  for (int i = 0; i < p->nfields; i++) {
+    free(p->fields[i]->mem);
+    p->fields[i]->mem = p->fields[i]->origin = NULL;
+  }
+}
