@@ -229,12 +229,14 @@ static void line_comment(Printer *pr, Span at, int depth)
 
 /* ---- kernels ----------------------------------------------------------- */
 
-static int emitted(const IrKernel *k, int id)
+/* use_level[id]: the deepest loop that uses the value (effects count as
+ * the innermost loop, region bounds as the outermost). */
+static int emitted(const IrKernel *k, const int *use_level, int id)
 {
   const IrNode *n = &k->nodes.data[id];
   if (op_info[n->op].form == LEAF)
     return 0;
-  return n->name || n->uses > 1 || n->level < k->rank;
+  return n->name || n->uses > 1 || n->level < use_level[id];
 }
 
 static void emit_level(Printer *pr, int level, int depth)
@@ -270,9 +272,23 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes };
   ir_count_uses((IrKernel *)k);
   pr.names = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
+  int *use_level = xrealloc(NULL, sizeof(int) * (size_t)(k->nodes.len + 1));
+  for (int i = 0; i < k->nodes.len; i++)
+    use_level[i] = 0;
+  for (int i = 0; i < k->nodes.len; i++)
+    for (int a = 0; a < op_info[k->nodes.data[i].op].nargs; a++) {
+      int arg = k->nodes.data[i].arg[a];
+      if (k->nodes.data[i].level > use_level[arg])
+        use_level[arg] = k->nodes.data[i].level;
+    }
+  for (int i = 0; i < k->effects.len; i++) {
+    use_level[k->effects.data[i].val] = k->rank;
+    if (k->effects.data[i].pred >= 0)
+      use_level[k->effects.data[i].pred] = k->rank;
+  }
   for (int i = 0; i < k->nodes.len; i++) {
     pr.names[i] = NULL;
-    if (!emitted(k, i))
+    if (!emitted(k, use_level, i))
       continue;
     const char *want = k->nodes.data[i].name;
     int clash = !want;
@@ -420,6 +436,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
       buf_printf(b, "  *%s_out_ = %s;\n", k->reds.data[i].name, cname(p, k->reds.data[i].name));
   buf_puts(b, "}\n\n");
   free(pr.names);
+  free(use_level);
 }
 
 /* ---- main -------------------------------------------------------------- */
