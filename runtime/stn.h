@@ -85,7 +85,9 @@ static inline void stn_field_zero(stn_field *f)
   long slabs = g->alloc[0];
   size_t slab = g->size / (size_t)slabs;
   char *mem = (char *)f->mem;
+#ifdef _OPENMP
 #pragma omp parallel for schedule(static)
+#endif
   for (long s = 0; s < slabs; s++)
     memset(mem + (size_t)s * slab * es, 0, slab * es);
 }

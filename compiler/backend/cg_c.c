@@ -575,6 +575,25 @@ static void print_hblock(Printer *pr, const IrBlock *blk, int depth)
     print_hstmt(pr, blk->data[i], depth);
 }
 
+/* Does main drop a result of a kernel with several reductions? Those need
+ * a variable to receive it. */
+static void dropped_results(const IrProgram *p, const IrBlock *blk, int *dbl, int *integer)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_CALL && p->kernels.data[s->kernel]->reds.len > 1)
+      for (int r = 0; r < s->results.len; r++)
+        if (s->results.data[r] < 0) {
+          if (p->kernels.data[s->kernel]->reds.data[r].ty == TY_INT)
+            *integer = 1;
+          else
+            *dbl = 1;
+        }
+    dropped_results(p, &s->body, dbl, integer);
+    dropped_results(p, &s->els, dbl, integer);
+  }
+}
+
 /* The comment lines at the top of the .stn file become --help's text. */
 static void print_about(Buf *b, const Source *src)
 {
@@ -686,8 +705,8 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
-    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s };  /* %s */\n", f->name, f->name, stn_type_of(f->ty),
-               cname(p, p->grids.data[f->grid].name), p->src->name);
+    buf_printf(b, "static stn_field %s_ = { .name = \"%s\", .type = %s, .grid = &%s };\n", f->name, f->name, stn_type_of(f->ty),
+               cname(p, p->grids.data[f->grid].name));
   }
   buf_puts(b, "static stn_field *fields_[] = {");
   for (int i = 0; i < p->fields.len; i++)
@@ -733,13 +752,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     buf_printf(b, "  stn_field_zero(&%s_);\n", f->name);
   }
   int unused = 0, unused_int = 0;
-  for (int ki = 0; ki < p->kernels.len; ki++)
-    for (int r = 0; r < p->kernels.data[ki]->reds.len; r++) {
-      if (p->kernels.data[ki]->reds.len > 1) {
-        unused |= p->kernels.data[ki]->reds.data[r].ty != TY_INT;
-        unused_int |= p->kernels.data[ki]->reds.data[r].ty == TY_INT;
-      }
-    }
+  dropped_results(p, &p->main, &unused, &unused_int);
   if (unused)
     buf_puts(b, "  double unused_;\n");
   if (unused_int)
