@@ -11,7 +11,7 @@ status=0
 $LIT -sv -j"$(nproc)" tests/lit 2>&1 | tee "$out/plain" || status=1
 $LIT -sv -j"$(nproc)" -Dstencilc="$PWD/build/asan/stencilc" -Dsanitized=1 tests/lit 2>&1 |
   sed 's/^/[asan] /' | tee "$out/asan" || status=1
-count() { grep -hE "^(\[asan\] )? *$1: +[0-9]+" "$out/plain" "$out/asan" | awk '{s += $NF} END {print s + 0}'; }
+count() { grep -hE "^(\[asan\] )? *$1 *: +[0-9]+" "$out/plain" "$out/asan" | awk '{s += $NF} END {print s + 0}'; }
 passed=$(( $(count Passed) + $(count 'Expectedly Failed') ))
 failed=$(( $(count Failed) + $(count 'Unexpectedly Passed') + $(count Unresolved) + $(count 'Timed Out') ))
 echo "$passed passed, $failed failed"
