@@ -25,16 +25,28 @@ static const char *c_reserved[] = {
   "volatile", "while", "main", "printf", "exit", "free", "malloc", "sqrt", "exp", "log", "fabs", "sin",
   "cos", "tan", "tanh", "floor", "ceil", "pow", "fmin", "fmax", "abs", "min", "max", "argc", "argv",
   "INFINITY", "NAN", "errno", "stdin", "stdout", "stderr", "time", "clock",
+  /* <math.h> */
+  "acos", "asin", "atan", "atan2", "cosh", "sinh", "acosh", "asinh", "atanh", "exp2", "expm1",
+  "log10", "log2", "log1p", "logb", "cbrt", "hypot", "erf", "erfc", "gamma", "lgamma", "tgamma",
+  "j0", "j1", "jn", "y0", "y1", "yn", "round", "trunc", "fmod", "remainder", "nan", "isnan", "isinf",
+  "isfinite", "signbit", "copysign", "frexp", "ldexp", "modf", "scalbn", "fma", "fdim", "rint",
+  "lrint", "nearbyint", "drem", "significand", "M_PI", "M_E", "HUGE_VAL", "FP_NAN",
+  /* <stdio.h>, <string.h>, <stdlib.h> */
+  "FILE", "EOF", "NULL", "puts", "putchar", "fopen", "fclose", "fprintf", "sprintf", "snprintf",
+  "fputs", "fputc", "fwrite", "fread", "getc", "putc", "remove", "rename", "perror", "abort",
+  "atoi", "atof", "calloc", "realloc", "qsort", "rand", "srand", "system", "getenv", "memcpy",
+  "memset", "memmove", "strlen", "strcmp", "strcpy", "size_t", "ptrdiff_t", "bool", "true", "false",
 };
 
-/* User names are kept, except where they would clash with C. */
+/* User names are kept, except where they would clash with C or the
+ * headers the generated code includes; those become stn_u_NAME (sema
+ * keeps user names out of the stn_ namespace). Generated names either
+ * start with stn_ or end in '_', which user names cannot. */
 static const char *cname(const IrProgram *p, const char *name)
 {
   for (size_t i = 0; i < sizeof c_reserved / sizeof c_reserved[0]; i++)
     if (streq(name, c_reserved[i]))
-      return arena_printf(p->arena, "%s_", name);
-  if (strncmp(name, "stn_", 4) == 0)
-    return arena_printf(p->arena, "%s_", name);
+      return arena_printf(p->arena, "stn_u_%s", name);
   return name;
 }
 
@@ -65,8 +77,13 @@ static void print_number(Buf *b, Type ty, double v)
     buf_puts(b, v < 0 ? "-INFINITY" : "INFINITY");
     return;
   }
-  /* The shortest decimal that reads back to the same value. */
+  /* The shortest decimal that reads back to the same value; whole
+   * numbers in fixed notation. */
   char s[64];
+  if (v == floor(v) && fabs(v) < 1e15) {
+    buf_printf(b, "%.1f%s", v, ty == TY_FLOAT ? "f" : "");
+    return;
+  }
   for (int prec = 1; prec <= 17; prec++) {
     snprintf(s, sizeof s, "%.*g", prec, v);
     double back = strtod(s, NULL);
@@ -219,6 +236,8 @@ static void indent(Buf *b, int depth) { buf_printf(b, "%*s", depth * 2, ""); }
 
 static void line_comment(Printer *pr, Span at, int depth)
 {
+  if (at.lo == 0 && at.hi == 0)
+    return; /* made by a pass, not from the source */
   int line = line_of(pr->p, at);
   if (line == pr->last_line)
     return;
@@ -231,9 +250,21 @@ static void line_comment(Printer *pr, Span at, int depth)
 
 /* use_level[id]: the deepest loop that uses the value (effects count as
  * the innermost loop, region bounds as the outermost). */
+static int stores_field(const IrKernel *k, int field)
+{
+  for (int i = 0; i < k->effects.len; i++)
+    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == field)
+      return 1;
+  return 0;
+}
+
 static int emitted(const IrKernel *k, const int *use_level, int id)
 {
   const IrNode *n = &k->nodes.data[id];
+  /* Loads read the value from before the kernel: one of a field that this
+   * kernel also stores must be read before the stores are printed. */
+  if (n->op == OP_LOAD)
+    return stores_field(k, n->ref);
   if (op_info[n->op].form == LEAF)
     return 0;
   return n->name || n->uses > 1 || n->level < use_level[id];
@@ -320,8 +351,6 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
     buf_puts(b, "void");
   buf_puts(b, ")\n{\n");
 
-  for (int d = 0; d < k->rank - 1; d++)
-    buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
   /* Fields: const pointers for those only read. */
   for (int f = 0; f < p->fields.len; f++) {
     int r = 0, w = 0;
@@ -335,6 +364,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
     buf_printf(b, "  %s%s *restrict %s = %s_.origin;\n", w ? "" : "const ", ctype(p->fields.data[f].ty), fn,
                p->fields.data[f].name);
   }
+  /* After the pointers: a field named s0 has its record in s0_. */
+  for (int d = 0; d < k->rank - 1; d++)
+    buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
     buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
@@ -473,7 +505,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       for (int i = 0; i < k->reds.len; i++)
         buf_printf(b, "%s&%s", i || s->args.len ? ", " : "",
                    s->results.data[i] >= 0 ? cname(p, p->vars.data[s->results.data[i]].name)
-                                           : (k->reds.data[i].ty == TY_INT ? "unused_int_" : "unused_"));
+                                           : (k->reds.data[i].ty == TY_INT ? "stn_unused_int" : "stn_unused"));
     buf_puts(b, ");\n");
     return;
   }
@@ -482,9 +514,9 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     const IrNode *hi = &p->host.data[s->expr2];
     int simple = hi->op == OP_CONST || hi->op == OP_PARAM;
     if (!simple) {
-      buf_printf(b, "for (int %s_end_ = ", v);
+      buf_printf(b, "for (int stn_end_%s = ", v);
       host_expr(pr, s->expr2);
-      buf_printf(b, ", %s_once_ = 1; %s_once_; %s_once_ = 0)\n", v, v, v);
+      buf_printf(b, ", stn_once_%s = 1; stn_once_%s; stn_once_%s = 0)\n", v, v, v);
       indent(b, depth);
     }
     buf_printf(b, "for (%s = ", v);
@@ -493,7 +525,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     if (simple)
       host_expr(pr, s->expr2);
     else
-      buf_printf(b, "%s_end_", v);
+      buf_printf(b, "stn_end_%s", v);
     buf_printf(b, "; %s++) {\n", v);
     print_hblock(pr, &s->body, depth + 1);
     indent(b, depth);
@@ -556,10 +588,10 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
   case H_TIMER:
     buf_puts(b, "{\n");
     indent(b, depth + 1);
-    buf_puts(b, "const double t0_ = stn_time();\n");
+    buf_puts(b, "const double stn_t0 = stn_time();\n");
     print_hblock(pr, &s->body, depth + 1);
     indent(b, depth + 1);
-    buf_printf(b, "%s = stn_time() - t0_;\n", cname(p, p->vars.data[s->var].name));
+    buf_printf(b, "%s = stn_time() - stn_t0;\n", cname(p, p->vars.data[s->var].name));
     indent(b, depth);
     buf_puts(b, "}\n");
     return;
@@ -635,7 +667,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     print_number(b, q->ty, q->def);
     buf_printf(b, ";  /* %s:%d */\n", p->src->name, line_of(p, q->span));
   }
-  buf_puts(b, "static stn_param params_[] = {\n");
+  buf_puts(b, "static stn_param stn_params[] = {\n");
   for (int i = 0; i < p->params.len; i++) {
     const IrParam *q = &p->params.data[i];
     buf_printf(b, "  { \"%s\", %s, &%s, \"\" },\n", q->name, stn_type_of(q->ty), cname(p, q->name));
@@ -708,7 +740,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     buf_printf(b, "static stn_field %s_ = { .name = \"%s\", .type = %s, .grid = &%s };\n", f->name, f->name, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
   }
-  buf_puts(b, "static stn_field *fields_[] = {");
+  buf_puts(b, "static stn_field *stn_fields[] = {");
   for (int i = 0; i < p->fields.len; i++)
     buf_printf(b, "%s&%s_", i ? ", " : " ", p->fields.data[i].name);
   buf_puts(b, p->fields.len ? " };\n\n" : " 0 };\n\n");
@@ -717,10 +749,10 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     print_kernel(b, p, p->kernels.data[i]);
 
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
-  buf_printf(b, "  stn_program program_ = { \"%s\", ", p->name);
+  buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);
   print_about(b, p->src);
-  buf_printf(b, ", params_, %d, fields_, %d };\n", p->params.len, p->fields.len);
-  buf_puts(b, "  stn_init(&program_, argc, argv);\n");
+  buf_printf(b, ", stn_params, %d, stn_fields, %d };\n", p->params.len, p->fields.len);
+  buf_puts(b, "  stn_init(&stn_program, argc, argv);\n");
   for (int i = 0; i < p->grids.len; i++) {
     const IrGrid *g = &p->grids.data[i];
     buf_printf(b, "  stn_grid_init(&%s, \"%s\", %d, (const long[]){", cname(p, g->name), g->name, g->rank);
@@ -754,12 +786,12 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
   int unused = 0, unused_int = 0;
   dropped_results(p, &p->main, &unused, &unused_int);
   if (unused)
-    buf_puts(b, "  double unused_;\n");
+    buf_puts(b, "  double stn_unused;\n");
   if (unused_int)
-    buf_puts(b, "  int unused_int_;\n");
+    buf_puts(b, "  int stn_unused_int;\n");
   for (int i = 0; i < p->vars.len; i++)
     buf_printf(b, "  %s %s = 0;\n", ctype(p->vars.data[i].ty), cname(p, p->vars.data[i].name));
   buf_puts(b, "\n");
   print_hblock(&pr, &p->main, 1);
-  buf_puts(b, "\n  stn_finish(&program_);\n  return 0;\n}\n");
+  buf_puts(b, "\n  stn_finish(&stn_program);\n  return 0;\n}\n");
 }

@@ -77,7 +77,7 @@ static void print_const(FILE *out, const IrNode *n)
   if (n->ty == TY_INT || n->ty == TY_BOOL)
     fprintf(out, "%lld", (long long)n->f);
   else
-    fprintf(out, "%.9g", n->f);
+    fprintf(out, n->ty == TY_FLOAT ? "%.9g" : "%.17g", n->f);
 }
 
 static void print_loc(FILE *out, const IrProgram *p, Span at)

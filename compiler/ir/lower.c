@@ -48,6 +48,8 @@ static int convert(Lower *L, int id, Type to)
     return id;
   if (n->op == OP_CONST)
     return ir_const(L->pool, to, n->f);
+  if (to == TY_BOOL) /* C's (bool)x: x != 0, not a truncation */
+    return mk(L, OP_NE, TY_BOOL, id, ir_const(L->pool, n->ty, 0), -1);
   return mk(L, OP_CAST, to, id, -1, -1);
 }
 
@@ -222,9 +224,17 @@ static int lower_expr(Lower *L, Node *n)
     break;
   }
   case N_COND: {
+    /* Both arms are computed; each under its own predicate, so that an
+     * integer division in the arm not taken cannot trap. */
     int c = lower_expr(L, n->a);
     Type t = concrete(n->ty);
-    int a = convert(L, lower_expr(L, n->b), t), b = convert(L, lower_expr(L, n->c), t);
+    int saved = L->pred;
+    L->pred = saved < 0 ? c : mk(L, OP_AND, TY_BOOL, saved, c, -1);
+    int a = convert(L, lower_expr(L, n->b), t);
+    int notc = mk(L, OP_NOT, TY_BOOL, c, -1, -1);
+    L->pred = saved < 0 ? notc : mk(L, OP_AND, TY_BOOL, saved, notc, -1);
+    int b = convert(L, lower_expr(L, n->c), t);
+    L->pred = saved;
     r = mk(L, OP_SELECT, t, c, a, b);
     break;
   }
@@ -252,7 +262,7 @@ static int and_pred(Lower *L, int p, int c) { return p < 0 ? c : mk(L, OP_AND, T
 static void name_value(Lower *L, int id, const char *name)
 {
   IrNode *n = &L->pool->data[id];
-  if (!n->name && op_info[n->op].form != LEAF)
+  if (!n->name && (op_info[n->op].form != LEAF || n->op == OP_LOAD))
     n->name = name;
 }
 
@@ -505,9 +515,15 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
   case N_DECL:
     for (int i = 0; i < n->list.len; i++) {
       Node *it = n->list.data[i];
-      if (!it->a)
-        continue;
       int var = L->var_of[it->sym->id];
+      if (!it->a) {
+        /* A declaration without a value gives 0 each time it runs. */
+        s = hstmt(L, H_ASSIGN, n->span);
+        s->var = var;
+        s->expr = ir_const(L->pool, n->ty, 0);
+        vec_push(out, s);
+        continue;
+      }
       if (it->a->kind == N_CALL && it->a->sym->kind == SYM_KERNEL) {
         s = host_call(L, it->a, n->span);
         vec_push(&s->results, var);

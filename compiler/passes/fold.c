@@ -4,9 +4,28 @@
 #include "passes/passes.h"
 #include <math.h>
 
+/* Float math folds with the float functions the generated code calls. */
+static double eval_float_fn(Op op, const double *v)
+{
+  float a = (float)v[0], b = (float)v[1];
+  switch (op) {
+  case OP_SQRT: return sqrtf(a);
+  case OP_EXP: return expf(a);
+  case OP_LOG: return logf(a);
+  case OP_SIN: return sinf(a);
+  case OP_COS: return cosf(a);
+  case OP_TAN: return tanf(a);
+  case OP_TANH: return tanhf(a);
+  case OP_POW: return powf(a, b);
+  default: return NAN;
+  }
+}
+
 static double eval(const IrNode *n, const double *v)
 {
   int ints = n->ty == TY_INT;
+  if (n->ty == TY_FLOAT && op_info[n->op].form == FUNC && !isnan(eval_float_fn(n->op, v)))
+    return eval_float_fn(n->op, v);
   switch (n->op) {
   case OP_NEG: return -v[0];
   case OP_NOT: return !v[0];

@@ -73,11 +73,20 @@ void pass_hoist(IrProgram *p, const PassOptions *o)
     IrKernel *k = p->kernels.data[i];
     set_levels(k);
     if (o->no_hoist) {
-      /* Everything is computed at every point. */
+      /* Everything is computed at every point, except what the region
+       * bounds need (they are computed before the loops). */
+      char *bound = xrealloc(NULL, (size_t)k->nodes.len + 1);
       for (int j = 0; j < k->nodes.len; j++)
-        k->nodes.data[j].level = k->rank;
+        bound[j] = 0;
       for (int d = 0; d < k->rank; d++)
-        k->nodes.data[k->lo[d]].level = k->nodes.data[k->hi[d]].level = 0;
+        bound[k->lo[d]] = bound[k->hi[d]] = 1;
+      for (int j = k->nodes.len - 1; j >= 0; j--)
+        if (bound[j])
+          for (int a = 0; a < op_info[k->nodes.data[j].op].nargs; a++)
+            bound[k->nodes.data[j].arg[a]] = 1;
+      for (int j = 0; j < k->nodes.len; j++)
+        k->nodes.data[j].level = bound[j] ? 0 : k->rank;
+      free(bound);
       continue;
     }
     if (!o->no_recip)

@@ -5,9 +5,10 @@
 
 const Pass pass_list[] = {
   { "fold",     "constant folding and exact algebraic simplification", pass_fold },
-  { "cse",      "common-subexpression elimination (value numbering)",  pass_cse },
   { "hoist",    "loop levels of every value; division by invariants becomes multiplication "
                 "by a hoisted reciprocal", pass_hoist },
+  { "cse",      "common-subexpression elimination (value numbering), after hoist so that "
+                "equal reciprocals merge", pass_cse },
   { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
   { "cost",     "flops and minimum bytes per point of each kernel", pass_cost },
 };

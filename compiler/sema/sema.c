@@ -94,16 +94,19 @@ static Sym *declare(Ctx *c, SymKind kind, const char *name, Span at, Type ty, No
 {
   Sema *s = c->s;
   size_t n = strlen(name);
-  if (n > 0 && name[n - 1] == '_') {
+  if (n > 0 && name[n - 1] == '_')
     diag_error(s->diag, at, "names ending in '_' are reserved for generated code");
-  }
+  else if (strncmp(name, "stn_", 4) == 0)
+    diag_error(s->diag, at, "names starting with 'stn_' are reserved for the runtime");
   /* Within a kernel or main, names may not shadow each other (a shadowed
    * field would silently stop being read); globals may shadow builtins. */
   Sym *prev = NULL;
   for (Scope *sc = c->scope; sc; sc = sc->up) {
     if ((prev = lookup_in(sc, name)))
       break;
-    if (c->where == IN_GLOBAL)
+    /* Globals may shadow builtins; inside a kernel, the grid indices i j k
+     * shadow any global of that name (docs/language.md). */
+    if (c->where == IN_GLOBAL || kind == SYM_INDEX)
       break;
   }
   if (prev && prev->kind != SYM_BUILTIN) {
@@ -460,6 +463,11 @@ static Type check_expr(Ctx *c, Node *n)
     break;
   case N_FLOAT:
     t = n->ty;
+    if (isinf(n->fval) || (n->ty == TY_FLOAT && isinf((float)n->fval))) {
+      diag_error(s->diag, n->span, "floating constant %s is too large for a %s", n->name,
+                 n->ty == TY_FLOAT ? "float" : "double");
+      t = TY_ERROR;
+    }
     break;
   case N_STRING:
     diag_error(s->diag, n->span, "a string can only appear in print or write");
@@ -929,6 +937,11 @@ static void check_host_assign(Ctx *c, Node *n)
       undeclared(c, lhs);
       continue;
     }
+    for (int j = 0; j < i; j++)
+      if (n->list2.data[j]->sym == sym) {
+        diag_error(s->diag, lhs->span, "'%s' is assigned twice in one statement", sym->name);
+        break;
+      }
     if (lhs->kind == N_INDEX || sym->kind != SYM_VAR) {
       if (sym->kind == SYM_FIELD)
         diag_error(s->diag, lhs->span, "fields cannot be assigned in main; write them in a kernel");
@@ -954,7 +967,9 @@ static void check_decl_stmt(Ctx *c, Node *n)
       Sym *k = it->a->kind == N_CALL ? lookup(c, it->a->name) : NULL;
       if (k && k->kind == SYM_KERNEL && c->where == IN_HOST) {
         check_call(c, it->a, 1);
-        if (k->reds.len != 1)
+        if (k->reds.len == 0)
+          diag_error(s->diag, it->a->span, "kernel '%s' has no reduction, so it returns no value", k->name);
+        else if (k->reds.len != 1)
           diag_error(s->diag, it->a->span, "kernel '%s' returns %d values; declare the variables first and "
                      "assign them all at once", k->name, k->reds.len);
         else
@@ -1176,6 +1191,25 @@ static void check_kernel_accesses(Ctx *c, Sym *k, Node *region, int margin_lo[],
   }
 }
 
+/* Box bounds are computed once per call: they may use params, consts and
+ * kernel parameters, not indices, locals or fields. */
+static void check_invariant(Ctx *c, Node *e)
+{
+  if (!e)
+    return;
+  if ((e->kind == N_NAME || e->kind == N_INDEX) && e->sym &&
+      (e->sym->kind == SYM_INDEX || e->sym->kind == SYM_FIELD || e->sym->kind == SYM_LOCAL)) {
+    diag_error(c->s->diag, e->span, "a box bound is computed once per kernel call and cannot use %s '%s'",
+               sym_what(e->sym), e->name);
+    return;
+  }
+  check_invariant(c, e->a);
+  check_invariant(c, e->b);
+  check_invariant(c, e->c);
+  for (int i = 0; i < e->list.len; i++)
+    check_invariant(c, e->list.data[i]);
+}
+
 /* For a box bound `e`: is it `c` (a constant) or `<the grid's size> - c`? */
 static int box_margin(Ctx *c, Node *e, Node *dim, int upper, int *margin)
 {
@@ -1285,6 +1319,8 @@ static void check_kernel(Ctx *c, Node *kd)
       Type a = check_expr(&hostc, rg->a), b = check_expr(&hostc, rg->b);
       if ((a != TY_ERROR && a != TY_INT) || (b != TY_ERROR && b != TY_INT))
         diag_error(s->diag, rg->span, "box bounds must be ints");
+      check_invariant(c, rg->a);
+      check_invariant(c, rg->b);
       if (!box_margin(c, rg->a, g->dims[d], 0, &margin_lo[d]) ||
           !box_margin(c, rg->b, g->dims[d], 1, &margin_hi[d]))
         margin_lo[d] = margin_hi[d] = 1 << 20; /* unknown: checked at run time */
