@@ -46,7 +46,7 @@ static void usage(const stn_program *p, FILE *out)
 {
   fprintf(out, "usage: %s [--NAME=VALUE ...] [--save=FIELD=PATH ...]\n", p->name);
   if (p->about && *p->about)
-    fprintf(out, "%s\n", p->about);
+    fprintf(out, "%s", p->about);
   fprintf(out, "\nparams:\n");
   for (int i = 0; i < p->nparams; i++) {
     fprintf(out, "  --%s=%s (default ", p->params[i].name, type_word(p->params[i].type));
@@ -67,6 +67,8 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
 {
   char *end;
   errno = 0;
+  if (*text == ' ' || *text == '\t' || strpbrk(text, "xXpP"))
+    stn_fatal("%s: '%s' is not a decimal %s", arg, text, p->type == STN_INT ? "integer" : "number");
   if (p->type == STN_INT) {
     long v = strtol(text, &end, 10);
     if (*text == 0 || *end != 0)
@@ -79,8 +81,10 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
   double v = strtod(text, &end);
   if (*text == 0 || *end != 0)
     stn_fatal("%s: '%s' is not a number (param %s is a %s)", arg, text, p->name, type_word(p->type));
-  if (errno == ERANGE || !isfinite(v))
-    stn_fatal("%s: %s is out of range", arg, text);
+  if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1))
+    stn_fatal("%s: %s is not a finite %s", arg, text, type_word(p->type));
+  if (p->type == STN_FLOAT && !isfinite((float)v))
+    stn_fatal("%s: %s is too large for a float", arg, text);
   if (p->type == STN_FLOAT)
     *(float *)p->addr = (float)v;
   else

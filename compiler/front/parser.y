@@ -390,7 +390,7 @@ static int closer_of(int open) { return open == '(' ? ')' : open == '[' ? ']' : 
 
 static int yyreport_syntax_error(const yypcontext_t *yyctx, ParseCtx *ctx)
 {
-  enum { MAX = 8 };
+  enum { MAX = 64, LISTED = 6 };
   yysymbol_kind_t expected[MAX];
   int n = yypcontext_expected_tokens(yyctx, expected, MAX);
   yysymbol_kind_t got = yypcontext_token(yyctx);
@@ -434,7 +434,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, ParseCtx *ctx)
   }
   char msg[512];
   int len = snprintf(msg, sizeof msg, "unexpected %s", token_text(got));
-  if (n > 0 && n < MAX) {
+  if (n > 0 && n <= LISTED) {
     len += snprintf(msg + len, sizeof msg - (size_t)len, ", expected ");
     for (int i = 0; i < n && len < (int)sizeof msg - 64; i++)
       len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s",
