@@ -43,33 +43,37 @@ static void report(Diag *d, const char *kind, Span at, const char *fmt, va_list 
   while (eol < src->len && src->text[eol] != '\n')
     eol++;
   fprintf(out, "%.*s\n", eol - bol, src->text + bol);
+  /* One caret column per character: UTF-8 continuation bytes take none. */
   for (int i = bol; i < at.lo; i++)
-    fputc(src->text[i] == '\t' ? '\t' : ' ', out);
+    if (((unsigned char)src->text[i] & 0xC0) != 0x80)
+      fputc(src->text[i] == '\t' ? '\t' : ' ', out);
   fputc('^', out);
   int hi = at.hi < eol ? at.hi : eol;
   for (int i = at.lo + 1; i < hi; i++)
-    fputc('~', out);
+    if (((unsigned char)src->text[i] & 0xC0) != 0x80)
+      fputc('~', out);
   fputc('\n', out);
 }
 
 void diag_error(Diag *d, Span at, const char *fmt, ...)
 {
   int max = d->max_errors ? d->max_errors : 20;
-  if (++d->nerrors > max)
+  if (++d->nerrors > max) {
+    if (d->nerrors == max + 1)
+      fprintf(d->out ? d->out : stderr, "%s: too many errors, stopping\n", d->src->name);
     return;
+  }
   va_list ap;
   va_start(ap, fmt);
   report(d, "error", at, fmt, ap);
   va_end(ap);
-  if (d->nerrors == max)
-    fprintf(d->out ? d->out : stderr, "%s: too many errors, stopping\n", d->src->name);
 }
 
 void diag_note(Diag *d, Span at, const char *fmt, ...)
 {
   int max = d->max_errors ? d->max_errors : 20;
   if (d->nerrors > max)
-    return;
+    return; /* the error it belongs to was not shown */
   va_list ap;
   va_start(ap, fmt);
   report(d, "note", at, fmt, ap);

@@ -161,7 +161,7 @@ static char *read_file(const char *path, int *len)
   char chunk[65536];
   size_t n;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    buf_printf(&b, "%.*s", (int)n, chunk);
+    buf_append(&b, chunk, n);
   if (ferror(f)) {
     fprintf(stderr, "stencilc: error: cannot read '%s': %s\n", path, strerror(errno));
     exit(1);

@@ -111,6 +111,17 @@ void buf_printf(Buf *b, const char *fmt, ...)
 
 void buf_puts(Buf *b, const char *s) { buf_printf(b, "%s", s); }
 
+void buf_append(Buf *b, const char *data, size_t n)
+{
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    b->s = xrealloc(b->s, b->cap);
+  }
+  memcpy(b->s + b->len, data, n);
+  b->len += n;
+  b->s[b->len] = 0;
+}
+
 void buf_free(Buf *b)
 {
   free(b->s);

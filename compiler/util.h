@@ -38,6 +38,7 @@ typedef struct Buf { char *s; size_t len, cap; } Buf;
 void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vprintf(Buf *b, const char *fmt, va_list ap);
 void buf_puts(Buf *b, const char *s);
+void buf_append(Buf *b, const char *data, size_t n);
 void buf_free(Buf *b);
 
 int streq(const char *a, const char *b);

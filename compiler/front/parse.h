@@ -14,6 +14,7 @@ typedef struct ParseCtx {
   int offset;              /* lexer: byte offset of the next token */
   void *scanner;           /* flex's reentrant state */
   Span prev, cur;          /* the last two tokens read */
+  Span comment_at;         /* lexer: where the open comment started */
   Vec(Bracket) brackets;   /* lexer: open ( [ { for "to close" hints */
 } ParseCtx;
 

@@ -382,7 +382,13 @@ static const char *token_text(yysymbol_kind_t sym)
   return n; /* bison already quotes punctuation: "'('" or "\"..\"" */
 }
 
-static void yyerror(Span *at, ParseCtx *ctx, const char *msg) { diag_error(ctx->diag, *at, "%s", msg); }
+static void yyerror(Span *at, ParseCtx *ctx, const char *msg)
+{
+  if (strcmp(msg, "memory exhausted") == 0)
+    diag_error(ctx->diag, *at, "the program is nested too deeply for the parser (more than %d levels)", YYMAXDEPTH);
+  else
+    diag_error(ctx->diag, *at, "%s", msg);
+}
 
 static int sym_is(yysymbol_kind_t sym, const char *name) { return strcmp(yysymbol_name(sym), name) == 0; }
 
@@ -420,7 +426,14 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, ParseCtx *ctx)
     if (closer && sym_is(expected[i], want))
       want_close = 1;
   }
-  if (want_close && (got == YYSYMBOL_YYEOF || sym_is(got, "';'") || sym_is(got, "'{'") ||
+  /* A declaration keyword where a statement should be: a '}' is missing. */
+  int decl_kw = got == YYSYMBOL_PARAM || got == YYSYMBOL_CONST || got == YYSYMBOL_GRID ||
+                got == YYSYMBOL_FIELD || got == YYSYMBOL_KERNEL || got == YYSYMBOL_MAIN;
+  if (decl_kw && open.tok == '{') {
+    want_close = 1;
+    closer = '}';
+  }
+  if (want_close && (got == YYSYMBOL_YYEOF || sym_is(got, "';'") || sym_is(got, "'{'") || decl_kw ||
                      sym_is(got, "')'") || sym_is(got, "']'") || sym_is(got, "'}'"))) {
     int line, col;
     src_linecol(ctx->src, open.at.lo, &line, &col);

@@ -30,6 +30,8 @@ typedef struct Ctx {
   int loops;               /* IN_HOST: nesting depth of for/while */
   Vec(Access) reads, writes;
   Vec(Scope *) all_scopes;
+  int depth;               /* expression nesting, to refuse pathological input */
+  int too_deep;            /* reported once */
 } Ctx;
 
 static const char *index_names[MAX_RANK] = { "i", "j", "k" };
@@ -255,8 +257,17 @@ static Type check_offsets(Ctx *c, Node *n, Sym *f)
     Node *e = n->list.data[d];
     double v;
     Node *culprit = NULL;
+    if (check_expr(c, e) == TY_ERROR) {
+      ok = 0;
+      continue;
+    }
     if (!const_eval(c, e, &v, &culprit)) {
-      if (culprit && culprit->sym && culprit->sym->kind == SYM_PARAM)
+      if (culprit && culprit->sym && culprit->sym->kind == SYM_INDEX) {
+        diag_error(s->diag, e->span, "offsets are relative to the current point: write %s[+1, 0, 0] "
+                   "for the neighbour, not %s[i+1, j, k]", f->name, f->name);
+        return TY_ERROR; /* once per access */
+      }
+      else if (culprit && culprit->sym && culprit->sym->kind == SYM_PARAM)
         diag_error(s->diag, culprit->span, "offset must be a compile-time integer constant; "
                    "param '%s' is only known at run time", culprit->name);
       else
@@ -288,12 +299,21 @@ static Type check_name(Ctx *c, Node *n)
     return TY_ERROR;
   }
   switch (sym->kind) {
+  case SYM_INDEX:
+    for (Scope *sc = c->scope; sc; sc = sc->up) {
+      Sym *g = lookup_in(sc, n->name);
+      if (g && g != sym && g->kind != SYM_BUILTIN) {
+        diag_warning(s->diag, n->span, "'%s' here is the grid index along dimension %d; the %s '%s' is "
+                     "hidden inside kernels", n->name, sym->dim, sym_what(g), n->name);
+        break;
+      }
+    }
+    return sym->ty;
   case SYM_PARAM:
   case SYM_LOCAL:
   case SYM_VAR:
   case SYM_LOOP:
   case SYM_KPARAM:
-  case SYM_INDEX:
     return sym->ty;
   case SYM_CONST:
     if (sym->is_array) {
@@ -302,6 +322,8 @@ static Type check_name(Ctx *c, Node *n)
     }
     return sym->ty;
   case SYM_FIELD:
+    if (!sym->grid)
+      return TY_ERROR; /* its grid was unknown: reported at the declaration */
     if (c->where != IN_KERNEL) {
       diag_error(s->diag, n->span, "field '%s' can only be read inside a kernel; "
                  "use a reduction kernel to bring values to main", n->name);
@@ -341,8 +363,11 @@ static Type check_index(Ctx *c, Node *n)
     return TY_ERROR;
   }
   if (sym->kind == SYM_FIELD) {
+    if (!sym->grid)
+      return TY_ERROR;
     if (c->where != IN_KERNEL) {
-      diag_error(s->diag, n->span, "field '%s' can only be read inside a kernel", n->name);
+      diag_error(s->diag, n->span, "field '%s' can only be read inside a kernel; "
+                 "use a reduction kernel to bring values to main", n->name);
       return TY_ERROR;
     }
     if (sym->grid != c->grid) {
@@ -353,6 +378,8 @@ static Type check_index(Ctx *c, Node *n)
     return check_offsets(c, n, sym);
   }
   if (sym->kind == SYM_CONST && sym->is_array) {
+    if (!sym->vals)
+      return TY_ERROR; /* its declaration failed and was reported */
     if (n->list.len != 1) {
       diag_error(s->diag, n->span, "const array '%s' takes one index, got %d", n->name, n->list.len);
       return TY_ERROR;
@@ -386,13 +413,14 @@ static Type check_call(Ctx *c, Node *n, int kernel_ok)
   if (!sym) {
     for (int i = 0; i < n->list.len; i++)
       check_expr(c, n->list.data[i]);
-    const char *hint = suggest(c, n->name, c->where == IN_HOST);
+    /* A call statement in main names a kernel; a call in an expression
+     * names a function. */
+    const char *what = c->where == IN_HOST && kernel_ok ? "kernel" : "function";
+    const char *hint = suggest(c, n->name, c->where == IN_HOST && kernel_ok);
     if (hint)
-      diag_error(s->diag, n->name_span, "call to undefined %s '%s'; did you mean '%s'?",
-                 c->where == IN_HOST ? "kernel" : "function", n->name, hint);
+      diag_error(s->diag, n->name_span, "call to undefined %s '%s'; did you mean '%s'?", what, n->name, hint);
     else
-      diag_error(s->diag, n->name_span, "call to undefined %s '%s'",
-                 c->where == IN_HOST ? "kernel" : "function", n->name);
+      diag_error(s->diag, n->name_span, "call to undefined %s '%s'", what, n->name);
     return TY_ERROR;
   }
   if (sym->kind == SYM_BUILTIN) {
@@ -449,7 +477,25 @@ static Type check_call(Ctx *c, Node *n, int kernel_ok)
   return TY_ERROR;
 }
 
+static Type check_expr_inner(Ctx *c, Node *n);
+
+enum { MAX_EXPR_DEPTH = 2000 };
+
 static Type check_expr(Ctx *c, Node *n)
+{
+  if (c->depth >= MAX_EXPR_DEPTH) {
+    if (!c->too_deep++)
+      diag_error(c->s->diag, n->span, "expression is nested too deeply (more than %d levels)", MAX_EXPR_DEPTH);
+    n->ty = TY_ERROR;
+    return TY_ERROR;
+  }
+  c->depth++;
+  Type t = check_expr_inner(c, n);
+  c->depth--;
+  return t;
+}
+
+static Type check_expr_inner(Ctx *c, Node *n)
 {
   Sema *s = c->s;
   Type t = TY_ERROR;
@@ -530,6 +576,12 @@ static Type check_expr(Ctx *c, Node *n)
       break;
     }
     t = sema_arith_type(a, b);
+    double zero;
+    if ((n->op == '/' || n->op == '%') && t == TY_INT && const_eval(c, n->b, &zero, NULL) && zero == 0) {
+      diag_error(s->diag, n->span, "integer division by zero");
+      t = TY_ERROR;
+      break;
+    }
     if (n->op == EQ || n->op == NE || n->op == '<' || n->op == '>' || n->op == LE || n->op == GE)
       t = TY_BOOL;
     break;
@@ -648,6 +700,15 @@ static int const_eval(Ctx *c, Node *n, double *out, Node **culprit)
   }
 }
 
+static int fits_type(Sema *s, Type t, double v, Span at)
+{
+  if (t == TY_INT && (v > 2147483647.0 || v < -2147483648.0)) {
+    diag_error(s->diag, at, "the value %.0f does not fit in an int", v);
+    return 0;
+  }
+  return 1;
+}
+
 static double round_to(Type t, double v)
 {
   return t == TY_INT ? trunc(v) : t == TY_FLOAT ? (double)(float)v : v;
@@ -672,6 +733,8 @@ static void check_param(Ctx *c, Node *d)
     if (t != TY_ERROR && !const_eval(c, it->a, &v, &culprit))
       diag_error(s->diag, culprit ? culprit->span : it->a->span,
                  "the default of param '%s' must be a constant", it->name);
+    if (t != TY_ERROR && !culprit)
+      fits_type(s, d->ty, v, it->a->span);
     sym->vals = arena_alloc(s->arena, sizeof(double));
     sym->vals[0] = round_to(d->ty, v);
   }
@@ -699,6 +762,8 @@ static void check_const(Ctx *c, Node *d)
                    "the value of const '%s' must be known at compile time", it->name);
         continue;
       }
+      if (!fits_type(s, d->ty, v, it->a->span))
+        continue;
       sym->vals = arena_alloc(s->arena, sizeof(double));
       sym->vals[0] = round_to(d->ty, v);
       sym->len = 1;
@@ -875,6 +940,8 @@ static void check_kernel_assign(Ctx *c, Node *n)
   Type tt;
   switch (sym->kind) {
   case SYM_FIELD:
+    if (!sym->grid)
+      return;
     if (sym->grid != c->grid) {
       diag_error(s->diag, lhs->span, "field '%s' is on grid '%s' but kernel '%s' runs over grid '%s'",
                  sym->name, sym->grid->name, c->kernel->name, c->grid->name);
@@ -951,8 +1018,10 @@ static void check_host_assign(Ctx *c, Node *n)
     }
     lhs->ty = sym->ty;
     Type vt = ksym && ksym->kind == SYM_KERNEL ? ksym->reds.data[i]->ty : n->a->ty;
-    if (n->op != '=' && vt != TY_ERROR && !is_numeric(vt))
-      diag_error(s->diag, n->a->span, "invalid operand of '%c='", n->op);
+    if (n->op != '=' && vt != TY_ERROR && !is_numeric(vt)) {
+      diag_error(s->diag, n->a->span, "invalid operand of '%c=' ('%s')", n->op, type_name(vt));
+      continue;
+    }
     check_convert(s, vt, sym->ty, n->a->span, "a variable");
   }
 }
@@ -1091,7 +1160,7 @@ static void check_stmt(Ctx *c, Node *n)
     return;
   case N_SWAP: {
     Sym *a = field_operand(c, n->a), *b = field_operand(c, n->b);
-    if (a && b) {
+    if (a && b && a->grid && b->grid) {
       if (a == b)
         diag_error(s->diag, n->span, "cannot swap field '%s' with itself", a->name);
       else if (a->ty != b->ty || a->grid != b->grid) {
@@ -1240,19 +1309,17 @@ static void check_kernel(Ctx *c, Node *kd)
   Node *region = kd->a;
   Sym *g = lookup(c, region->name);
   region->sym = g;
-  if (!g || g->kind != SYM_GRID) {
-    if (!g)
-      diag_error(s->diag, region->name_span, "unknown grid '%s'", region->name);
-    else
-      diag_error(s->diag, region->name_span, "'%s' is a %s, not a grid", region->name, sym_what(g));
-    return;
-  }
+  int bad_grid = !g || g->kind != SYM_GRID;
+  if (!g)
+    diag_error(s->diag, region->name_span, "unknown grid '%s'", region->name);
+  else if (bad_grid)
+    diag_error(s->diag, region->name_span, "'%s' is a %s, not a grid", region->name, sym_what(g));
   c->where = IN_KERNEL;
   c->kernel = k;
-  c->grid = g;
+  c->grid = bad_grid ? NULL : g;
   c->reads.len = c->writes.len = 0;
   push_scope(c);
-  for (int d = 0; d < g->rank; d++) {
+  for (int d = 0; !bad_grid && d < g->rank; d++) {
     Sym *ix = declare(c, SYM_INDEX, index_names[d], region->name_span, TY_INT, NULL);
     ix->dim = d;
   }
@@ -1288,6 +1355,13 @@ static void check_kernel(Ctx *c, Node *kd)
     vec_push(&k->reds, rs);
   }
 
+  if (bad_grid) {
+    /* Parameters and reductions are known, so calls are checked; the body
+     * is not (its fields and indices depend on the grid). */
+    pop_scope(c);
+    c->where = IN_GLOBAL;
+    return;
+  }
   /* The region: its bounds and how far reads may reach past them. */
   int margin_lo[MAX_RANK] = { 0 }, margin_hi[MAX_RANK] = { 0 };
   int checked = 1;
