@@ -4,7 +4,7 @@
 # marked UNSUPPORTED: sanitized). Ends with "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-LIT=$(command -v lit || echo "/usr/bin/python3 /usr/lib/llvm-14/build/utils/lit/lit.py")
+LIT=$(command -v lit || echo "python3 /usr/lib/llvm-14/build/utils/lit/lit.py")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 status=0
