@@ -1,292 +1,13 @@
-/* cg_c.c: prints a program as C (`--target=c`, serial) or C with OpenMP
- * (`--target=openmp`). It decides nothing: loop levels come from the hoist
- * pass, parallel and SIMD loops from the schedule pass. A value is given
- * its own `const` line when the user named it, when several expressions
- * use it, or when it is computed in an outer loop; everything else prints
- * inline, so the stencil reads as the user wrote it. */
+/* cg_c.c: kernels as C loops (`--target=c`, serial) or C loops with
+ * OpenMP pragmas (`--target=openmp`). It decides nothing: loop levels come
+ * from the hoist pass, parallel and SIMD loops from the schedule pass. A
+ * value gets its own `const` line when the user named it, when several
+ * expressions use it, or when it is computed in an outer loop; everything
+ * else prints inline, so the stencil reads as the user wrote it. */
 #include "backend/cg.h"
+#include "backend/cg_common.h"
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
-
-typedef struct Printer {
-  Buf *b;
-  const IrProgram *p;
-  const IrKernel *k;       /* NULL for host expressions */
-  const IrNodes *pool;
-  char **names;            /* kernel: name of each emitted node, or NULL (inline) */
-  int last_line;
-} Printer;
-
-static const char *c_reserved[] = {
-  "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-  "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
-  "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-  "volatile", "while", "main", "printf", "exit", "free", "malloc", "sqrt", "exp", "log", "fabs", "sin",
-  "cos", "tan", "tanh", "floor", "ceil", "pow", "fmin", "fmax", "abs", "min", "max", "argc", "argv",
-  "INFINITY", "NAN", "errno", "stdin", "stdout", "stderr", "time", "clock",
-  /* <math.h> */
-  "acos", "asin", "atan", "atan2", "cosh", "sinh", "acosh", "asinh", "atanh", "exp2", "expm1",
-  "log10", "log2", "log1p", "logb", "cbrt", "hypot", "erf", "erfc", "gamma", "lgamma", "tgamma",
-  "j0", "j1", "jn", "y0", "y1", "yn", "round", "trunc", "fmod", "remainder", "nan", "isnan", "isinf",
-  "isfinite", "signbit", "copysign", "frexp", "ldexp", "modf", "scalbn", "fma", "fdim", "rint",
-  "lrint", "nearbyint", "drem", "significand", "M_PI", "M_E", "HUGE_VAL", "FP_NAN",
-  /* <stdio.h>, <string.h>, <stdlib.h> */
-  "FILE", "EOF", "NULL", "puts", "putchar", "fopen", "fclose", "fprintf", "sprintf", "snprintf",
-  "fputs", "fputc", "fwrite", "fread", "getc", "putc", "remove", "rename", "perror", "abort",
-  "atoi", "atof", "calloc", "realloc", "qsort", "rand", "srand", "system", "getenv", "memcpy",
-  "memset", "memmove", "strlen", "strcmp", "strcpy", "size_t", "ptrdiff_t", "bool", "true", "false",
-};
-
-/* User names are kept, except where they would clash with C or the
- * headers the generated code includes; those become stn_u_NAME (sema
- * keeps user names out of the stn_ namespace). Generated names either
- * start with stn_ or end in '_', which user names cannot. */
-static const char *cname(const IrProgram *p, const char *name)
-{
-  for (size_t i = 0; i < sizeof c_reserved / sizeof c_reserved[0]; i++)
-    if (streq(name, c_reserved[i]))
-      return arena_printf(p->arena, "stn_u_%s", name);
-  return name;
-}
-
-static const char *ctype(Type t)
-{
-  switch (t) {
-  case TY_BOOL: return "int";
-  case TY_INT: return "int";
-  case TY_FLOAT: return "float";
-  case TY_DOUBLE: return "double";
-  default: ice("ctype: %d", t);
-  }
-}
-
-static const char *stn_type_of(Type t) { return t == TY_INT ? "STN_INT" : t == TY_FLOAT ? "STN_FLOAT" : "STN_DOUBLE"; }
-
-static void print_number(Buf *b, Type ty, double v)
-{
-  if (ty == TY_INT || ty == TY_BOOL) {
-    buf_printf(b, "%lld", (long long)v);
-    return;
-  }
-  if (isnan(v)) {
-    buf_puts(b, "NAN");
-    return;
-  }
-  if (isinf(v)) {
-    buf_puts(b, v < 0 ? "-INFINITY" : "INFINITY");
-    return;
-  }
-  /* The shortest decimal that reads back to the same value; whole
-   * numbers in fixed notation. */
-  char s[64];
-  if (v == floor(v) && fabs(v) < 1e15) {
-    buf_printf(b, "%.1f%s", v, ty == TY_FLOAT ? "f" : "");
-    return;
-  }
-  for (int prec = 1; prec <= 17; prec++) {
-    snprintf(s, sizeof s, "%.*g", prec, v);
-    double back = strtod(s, NULL);
-    if (ty == TY_FLOAT ? (float)back == (float)v : back == v)
-      break;
-  }
-  if (!strpbrk(s, ".eEn"))
-    strcat(s, ".0");
-  buf_printf(b, "%s%s", s, ty == TY_FLOAT ? "f" : "");
-}
-
-static int line_of(const IrProgram *p, Span at)
-{
-  int line, col;
-  src_linecol(p->src, at.lo, &line, &col);
-  return line;
-}
-
-enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
-       P_UNARY = 14, P_POST = 16 };
-
-static int prec_of(Op op)
-{
-  switch (op) {
-  case OP_ADD: case OP_SUB: return P_ADD;
-  case OP_MUL: case OP_DIV: case OP_MOD: return P_MUL;
-  case OP_LT: case OP_LE: case OP_GT: case OP_GE: return P_REL;
-  case OP_EQ: case OP_NE: return P_EQ;
-  case OP_AND: return P_AND;
-  case OP_OR: return P_OR;
-  case OP_SELECT: return P_COND;
-  case OP_NEG: case OP_NOT: case OP_CAST: return P_UNARY;
-  default: return P_POST;
-  }
-}
-
-static void print_offset_index(Printer *pr, const IrNode *n)
-{
-  buf_puts(pr->b, "c_");
-  for (int d = 0; d < pr->k->rank; d++) {
-    int o = n->off[d];
-    if (!o)
-      continue;
-    int last = d == pr->k->rank - 1;
-    if (last)
-      buf_printf(pr->b, " %c %d", o < 0 ? '-' : '+', abs(o));
-    else if (abs(o) == 1)
-      buf_printf(pr->b, " %c s%d_", o < 0 ? '-' : '+', d);
-    else
-      buf_printf(pr->b, " %c %d * s%d_", o < 0 ? '-' : '+', abs(o), d);
-  }
-}
-
-static void print_expr(Printer *pr, int id, int ctx_prec, int right);
-
-static void print_operand(Printer *pr, int id, int ctx_prec, int right) { print_expr(pr, id, ctx_prec, right); }
-
-static void print_expr(Printer *pr, int id, int ctx_prec, int right)
-{
-  const IrNode *n = &pr->pool->data[id];
-  const IrProgram *p = pr->p;
-  Buf *b = pr->b;
-  if (pr->names && pr->names[id]) {
-    buf_puts(b, pr->names[id]);
-    return;
-  }
-  const OpInfo *oi = &op_info[n->op];
-  switch (n->op) {
-  case OP_CONST:
-    if (n->name)
-      buf_puts(b, cname(p, n->name));
-    else if (n->f < 0 && ctx_prec > P_ADD - 1) {
-      buf_puts(b, "(");
-      print_number(b, n->ty, n->f);
-      buf_puts(b, ")");
-    } else {
-      print_number(b, n->ty, n->f);
-    }
-    return;
-  case OP_PARAM: buf_puts(b, cname(p, p->params.data[n->ref].name)); return;
-  case OP_ARG: buf_puts(b, cname(p, pr->k->args.data[n->ref].name)); return;
-  case OP_INDEX: buf_puts(b, (const char *[]){ "i", "j", "k" }[n->ref]); return;
-  case OP_EXTENT: buf_printf(b, "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm); return;
-  case OP_VAR: buf_puts(b, cname(p, p->vars.data[n->ref].name)); return;
-  case OP_LOAD:
-    buf_printf(b, "%s[", cname(p, p->fields.data[n->ref].name));
-    print_offset_index(pr, n);
-    buf_puts(b, "]");
-    return;
-  case OP_TABLE:
-    buf_printf(b, "%s[", cname(p, p->tables.data[n->ref].name));
-    print_expr(pr, n->arg[0], P_TOP, 0);
-    buf_puts(b, "]");
-    return;
-  default:
-    break;
-  }
-  int prec = prec_of(n->op);
-  int paren = prec < ctx_prec || (prec == ctx_prec && right && prec != P_POST);
-  if (paren)
-    buf_puts(b, "(");
-  switch (n->op) {
-  case OP_CAST:
-    buf_printf(b, "(%s)", ctype(n->ty));
-    print_operand(pr, n->arg[0], P_UNARY, 0);
-    break;
-  case OP_NEG:
-  case OP_NOT:
-    buf_puts(b, oi->c_text);
-    print_operand(pr, n->arg[0], P_UNARY, 0);
-    break;
-  case OP_SELECT:
-    print_operand(pr, n->arg[0], P_COND + 1, 0);
-    buf_puts(b, " ? ");
-    print_operand(pr, n->arg[1], P_COND, 0);
-    buf_puts(b, " : ");
-    print_operand(pr, n->arg[2], P_COND, 1);
-    break;
-  case OP_IMIN: case OP_IMAX: case OP_IABS:
-    buf_puts(b, n->op == OP_IMIN ? "stn_imin(" : n->op == OP_IMAX ? "stn_imax(" : "stn_iabs(");
-    for (int a = 0; a < oi->nargs; a++) {
-      if (a)
-        buf_puts(b, ", ");
-      print_expr(pr, n->arg[a], P_TOP, 0);
-    }
-    buf_puts(b, ")");
-    break;
-  default:
-    if (oi->form == INFIX) {
-      print_operand(pr, n->arg[0], prec, 0);
-      buf_printf(b, " %s ", oi->c_text);
-      print_operand(pr, n->arg[1], prec, 1);
-    } else if (oi->form == FUNC) {
-      buf_printf(b, "%s%s(", oi->c_text, n->ty == TY_FLOAT ? "f" : "");
-      for (int a = 0; a < oi->nargs; a++) {
-        if (a)
-          buf_puts(b, ", ");
-        print_expr(pr, n->arg[a], P_TOP, 0);
-      }
-      buf_puts(b, ")");
-    } else {
-      ice("print_expr: cannot print %s", oi->name);
-    }
-  }
-  if (paren)
-    buf_puts(b, ")");
-}
-
-static void indent(Buf *b, int depth) { buf_printf(b, "%*s", depth * 2, ""); }
-
-static void line_comment(Printer *pr, Span at, int depth)
-{
-  if (at.lo == 0 && at.hi == 0)
-    return; /* made by a pass, not from the source */
-  int line = line_of(pr->p, at);
-  if (line == pr->last_line)
-    return;
-  pr->last_line = line;
-  indent(pr->b, depth);
-  buf_printf(pr->b, "/* %s:%d */\n", pr->p->src->name, line);
-}
-
-/* ---- kernels ----------------------------------------------------------- */
-
-/* use_level[id]: the deepest loop that uses the value (effects count as
- * the innermost loop, region bounds as the outermost). */
-static int stores_field(const IrKernel *k, int field)
-{
-  for (int i = 0; i < k->effects.len; i++)
-    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == field)
-      return 1;
-  return 0;
-}
-
-static int emitted(const IrKernel *k, const int *use_level, int id)
-{
-  const IrNode *n = &k->nodes.data[id];
-  /* Loads read the value from before the kernel: one of a field that this
-   * kernel also stores must be read before the stores are printed. */
-  if (n->op == OP_LOAD)
-    return stores_field(k, n->ref);
-  if (op_info[n->op].form == LEAF)
-    return 0;
-  return n->name || n->uses > 1 || n->level < use_level[id];
-}
-
-static void emit_level(Printer *pr, int level, int depth)
-{
-  const IrKernel *k = pr->k;
-  for (int i = 0; i < k->nodes.len; i++) {
-    const IrNode *n = &k->nodes.data[i];
-    if (!pr->names[i] || n->level != level)
-      continue;
-    line_comment(pr, n->span, depth);
-    indent(pr->b, depth);
-    buf_printf(pr->b, "const %s %s = ", ctype(n->ty), pr->names[i]);
-    char *self = pr->names[i];
-    pr->names[i] = NULL;
-    print_expr(pr, i, P_TOP, 0);
-    pr->names[i] = self;
-    buf_puts(pr->b, ";\n");
-  }
-}
 
 static const char *red_clause(RedOp op) { return op == RED_SUM ? "+" : op == RED_MAX ? "max" : "min"; }
 
@@ -296,37 +17,14 @@ static void reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k)
     buf_printf(b, " reduction(%s: %s)", red_clause(k->reds.data[i].op), cname(p, k->reds.data[i].name));
 }
 
-static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
+static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
 {
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes };
   ir_count_uses((IrKernel *)k);
-  pr.names = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
-  int *use_level = xrealloc(NULL, sizeof(int) * (size_t)(k->nodes.len + 1));
-  for (int i = 0; i < k->nodes.len; i++)
-    use_level[i] = 0;
-  for (int i = 0; i < k->nodes.len; i++)
-    for (int a = 0; a < op_info[k->nodes.data[i].op].nargs; a++) {
-      int arg = k->nodes.data[i].arg[a];
-      if (k->nodes.data[i].level > use_level[arg])
-        use_level[arg] = k->nodes.data[i].level;
-    }
-  for (int i = 0; i < k->effects.len; i++) {
-    use_level[k->effects.data[i].val] = k->rank;
-    if (k->effects.data[i].pred >= 0)
-      use_level[k->effects.data[i].pred] = k->rank;
-  }
-  for (int i = 0; i < k->nodes.len; i++) {
-    pr.names[i] = NULL;
-    if (!emitted(k, use_level, i))
-      continue;
-    const char *want = k->nodes.data[i].name;
-    int clash = !want;
-    for (int j = 0; j < i && !clash; j++)
-      clash = pr.names[j] && streq(pr.names[j], want);
-    pr.names[i] = clash ? arena_printf(p->arena, "t%d_", i) : (char *)cname(p, want);
-  }
+  int *use_level = use_levels(k);
+  pr.names = value_names(p, k, use_level);
 
   /* Header: where it came from and what it costs. */
   buf_printf(b, "/* kernel %s (%s:%d): over ", k->name, p->src->name, line_of(p, k->span));
@@ -379,25 +77,25 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
   }
   emit_level(&pr, 0, 1);
   for (int d = 0; d < k->rank; d++) {
-    buf_printf(b, "  const long %s_lo_ = ", (const char *[]){ "i", "j", "k" }[d]);
+    buf_printf(b, "  const long %s_lo_ = ", index_name(d));
     print_expr(&pr, k->lo[d], P_TOP, 0);
-    buf_printf(b, ", %s_hi_ = ", (const char *[]){ "i", "j", "k" }[d]);
+    buf_printf(b, ", %s_hi_ = ", index_name(d));
     print_expr(&pr, k->hi[d], P_TOP, 0);
     buf_puts(b, ";\n");
   }
   if (k->region == REG_BOX) {
     buf_printf(b, "  stn_check_box(\"%s\", &%s, (const long[]){", k->name, gname);
     for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_lo_", d ? ", " : "", (const char *[]){ "i", "j", "k" }[d]);
+      buf_printf(b, "%s%s_lo_", d ? ", " : "", index_name(d));
     buf_puts(b, "}, (const long[]){");
     for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_hi_", d ? ", " : "", (const char *[]){ "i", "j", "k" }[d]);
+      buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
     buf_puts(b, "});\n");
   }
 
   int depth = 1;
   for (int d = 0; d < k->rank; d++) {
-    const char *ix = (const char *[]){ "i", "j", "k" }[d];
+    const char *ix = index_name(d);
     int inner = d == k->rank - 1;
     if (d == 0 && k->omp_collapse) {
       indent(b, depth);
@@ -423,7 +121,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
       indent(b, depth);
       buf_puts(b, "const long r_ = ");
       for (int e = 0; e <= d; e++)
-        buf_printf(b, "%s%s * s%d_", e ? " + " : "", (const char *[]){ "i", "j", "k" }[e], e);
+        buf_printf(b, "%s%s * s%d_", e ? " + " : "", index_name(e), e);
       buf_puts(b, ";\n");
     }
     emit_level(&pr, d + 1, depth);
@@ -471,327 +169,18 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k)
   free(use_level);
 }
 
-/* ---- main -------------------------------------------------------------- */
-
-static void print_hblock(Printer *pr, const IrBlock *blk, int depth);
-
-static void host_expr(Printer *pr, int id) { print_expr(pr, id, P_TOP, 0); }
-
-static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
-{
-  const IrProgram *p = pr->p;
-  Buf *b = pr->b;
-  line_comment(pr, s->span, depth);
-  indent(b, depth);
-  switch (s->kind) {
-  case H_ASSIGN:
-    buf_printf(b, "%s = ", cname(p, p->vars.data[s->var].name));
-    host_expr(pr, s->expr);
-    buf_puts(b, ";\n");
-    return;
-  case H_CALL: {
-    const IrKernel *k = p->kernels.data[s->kernel];
-    if (k->reds.len == 1 && s->results.data[0] >= 0)
-      buf_printf(b, "%s = ", cname(p, p->vars.data[s->results.data[0]].name));
-    else if (k->reds.len == 1)
-      buf_puts(b, "(void)");
-    buf_printf(b, "%s_(", k->name);
-    for (int i = 0; i < s->args.len; i++) {
-      if (i)
-        buf_puts(b, ", ");
-      host_expr(pr, s->args.data[i]);
-    }
-    if (k->reds.len > 1)
-      for (int i = 0; i < k->reds.len; i++)
-        buf_printf(b, "%s&%s", i || s->args.len ? ", " : "",
-                   s->results.data[i] >= 0 ? cname(p, p->vars.data[s->results.data[i]].name)
-                                           : (k->reds.data[i].ty == TY_INT ? "stn_unused_int" : "stn_unused"));
-    buf_puts(b, ");\n");
-    return;
-  }
-  case H_FOR: {
-    const char *v = cname(p, p->vars.data[s->var].name);
-    const IrNode *hi = &p->host.data[s->expr2];
-    int simple = hi->op == OP_CONST || hi->op == OP_PARAM;
-    if (!simple) {
-      buf_printf(b, "for (int stn_end_%s = ", v);
-      host_expr(pr, s->expr2);
-      buf_printf(b, ", stn_once_%s = 1; stn_once_%s; stn_once_%s = 0)\n", v, v, v);
-      indent(b, depth);
-    }
-    buf_printf(b, "for (%s = ", v);
-    host_expr(pr, s->expr);
-    buf_printf(b, "; %s < ", v);
-    if (simple)
-      host_expr(pr, s->expr2);
-    else
-      buf_printf(b, "stn_end_%s", v);
-    buf_printf(b, "; %s++) {\n", v);
-    print_hblock(pr, &s->body, depth + 1);
-    indent(b, depth);
-    buf_puts(b, "}\n");
-    return;
-  }
-  case H_WHILE:
-    buf_puts(b, "while (");
-    host_expr(pr, s->expr);
-    buf_puts(b, ") {\n");
-    print_hblock(pr, &s->body, depth + 1);
-    indent(b, depth);
-    buf_puts(b, "}\n");
-    return;
-  case H_IF:
-    buf_puts(b, "if (");
-    host_expr(pr, s->expr);
-    buf_puts(b, ") {\n");
-    print_hblock(pr, &s->body, depth + 1);
-    if (s->els.len) {
-      indent(b, depth);
-      buf_puts(b, "} else {\n");
-      print_hblock(pr, &s->els, depth + 1);
-    }
-    indent(b, depth);
-    buf_puts(b, "}\n");
-    return;
-  case H_BREAK:
-    buf_puts(b, "break;\n");
-    return;
-  case H_SWAP:
-    buf_printf(b, "stn_field_swap(&%s_, &%s_);\n", p->fields.data[s->field].name, p->fields.data[s->field2].name);
-    return;
-  case H_PRINT: {
-    buf_puts(b, "printf(\"");
-    for (int i = 0; i < s->items.len; i++) {
-      const IrPrintItem *it = &s->items.data[i];
-      if (i)
-        buf_puts(b, " ");
-      if (it->str)
-        buf_puts(b, "%s");
-      else
-        buf_puts(b, p->host.data[it->expr].ty == TY_FLOAT || p->host.data[it->expr].ty == TY_DOUBLE ? "%.12g" : "%d");
-    }
-    buf_puts(b, "\\n\"");
-    for (int i = 0; i < s->items.len; i++) {
-      const IrPrintItem *it = &s->items.data[i];
-      buf_puts(b, ", ");
-      if (it->str)
-        buf_printf(b, "\"%s\"", it->str);
-      else if (p->host.data[it->expr].ty == TY_FLOAT) {
-        buf_puts(b, "(double)");
-        print_expr(pr, it->expr, P_UNARY, 0);
-      } else
-        host_expr(pr, it->expr);
-    }
-    buf_puts(b, ");\n");
-    return;
-  }
-  case H_TIMER:
-    buf_puts(b, "{\n");
-    indent(b, depth + 1);
-    buf_puts(b, "const double stn_t0 = stn_time();\n");
-    print_hblock(pr, &s->body, depth + 1);
-    indent(b, depth + 1);
-    buf_printf(b, "%s = stn_time() - stn_t0;\n", cname(p, p->vars.data[s->var].name));
-    indent(b, depth);
-    buf_puts(b, "}\n");
-    return;
-  case H_WRITE:
-    buf_printf(b, "stn_field_write(&%s_, \"%s\");\n", p->fields.data[s->field].name, s->path);
-    return;
-  }
-}
-
-static void print_hblock(Printer *pr, const IrBlock *blk, int depth)
-{
-  for (int i = 0; i < blk->len; i++)
-    print_hstmt(pr, blk->data[i], depth);
-}
-
-/* Does main drop a result of a kernel with several reductions? Those need
- * a variable to receive it. */
-static void dropped_results(const IrProgram *p, const IrBlock *blk, int *dbl, int *integer)
-{
-  for (int i = 0; i < blk->len; i++) {
-    const IrStmt *s = blk->data[i];
-    if (s->kind == H_CALL && p->kernels.data[s->kernel]->reds.len > 1)
-      for (int r = 0; r < s->results.len; r++)
-        if (s->results.data[r] < 0) {
-          if (p->kernels.data[s->kernel]->reds.data[r].ty == TY_INT)
-            *integer = 1;
-          else
-            *dbl = 1;
-        }
-    dropped_results(p, &s->body, dbl, integer);
-    dropped_results(p, &s->els, dbl, integer);
-  }
-}
-
-/* The comment lines at the top of the .stn file become --help's text. */
-static void print_about(Buf *b, const Source *src)
-{
-  const char *s = src->text, *end = s + src->len;
-  buf_puts(b, "\"");
-  while (s < end) {
-    while (s < end && (*s == ' ' || *s == '\t'))
-      s++;
-    if (end - s < 2 || s[0] != '/' || s[1] != '/')
-      break;
-    s += 2;
-    if (s < end && *s == ' ')
-      s++;
-    for (; s < end && *s != '\n'; s++) {
-      if (*s == '"' || *s == '\\')
-        buf_printf(b, "\\%c", *s);
-      else if ((unsigned char)*s >= 32)
-        buf_printf(b, "%c", *s);
-    }
-    buf_puts(b, "\\n");
-    if (s < end)
-      s++;
-  }
-  buf_puts(b, "\"");
-}
 
 void cg_c_program(Buf *b, const IrProgram *p, int openmp)
 {
-  Printer pr = { .b = b, .p = p, .pool = &p->host };
-  buf_printf(b, "/* Generated by stencilc %s from %s (target: %s).\n"
-                " * Edit the .stn file, not this one. */\n",
-             STENCILC_VERSION, p->src->name, openmp ? "openmp" : "c");
-  buf_puts(b, "#include <math.h>\n#include <stdio.h>\n#include \"stn.h\"\n\n");
-
-  buf_puts(b, "/* params: set with --NAME=value */\n");
-  for (int i = 0; i < p->params.len; i++) {
-    const IrParam *q = &p->params.data[i];
-    buf_printf(b, "static %s %s = ", ctype(q->ty), cname(p, q->name));
-    print_number(b, q->ty, q->def);
-    buf_printf(b, ";  /* %s:%d */\n", p->src->name, line_of(p, q->span));
-  }
-  buf_puts(b, "static stn_param stn_params[] = {\n");
-  for (int i = 0; i < p->params.len; i++) {
-    const IrParam *q = &p->params.data[i];
-    buf_printf(b, "  { \"%s\", %s, &%s, \"\" },\n", q->name, stn_type_of(q->ty), cname(p, q->name));
-  }
-  if (!p->params.len)
-    buf_puts(b, "  { 0 },\n");
-  buf_puts(b, "};\n\n");
-
-  /* Named scalar consts print by name, so declare each one used. */
-  int any_const = 0;
-  for (int ki = 0; ki < p->kernels.len; ki++) {
-    const IrKernel *k = p->kernels.data[ki];
-    for (int i = 0; i < k->nodes.len; i++) {
-      const IrNode *n = &k->nodes.data[i];
-      if (n->op != OP_CONST || !n->name)
-        continue;
-      int seen = 0;
-      for (int kj = 0; kj <= ki && !seen; kj++) {
-        const IrKernel *k2 = p->kernels.data[kj];
-        for (int j = 0; j < (kj == ki ? i : k2->nodes.len) && !seen; j++)
-          seen = k2->nodes.data[j].op == OP_CONST && streq(k2->nodes.data[j].name, n->name);
-      }
-      if (seen)
-        continue;
-      buf_printf(b, "static const %s %s = ", ctype(n->ty), cname(p, n->name));
-      print_number(b, n->ty, n->f);
-      buf_puts(b, ";\n");
-      any_const = 1;
-    }
-  }
-  for (int i = 0; i < p->host.len; i++) {
-    const IrNode *n = &p->host.data[i];
-    if (n->op != OP_CONST || !n->name)
-      continue;
-    int seen = 0;
-    for (int ki = 0; ki < p->kernels.len && !seen; ki++)
-      for (int j = 0; j < p->kernels.data[ki]->nodes.len && !seen; j++)
-        seen = p->kernels.data[ki]->nodes.data[j].op == OP_CONST && streq(p->kernels.data[ki]->nodes.data[j].name, n->name);
-    for (int j = 0; j < i && !seen; j++)
-      seen = p->host.data[j].op == OP_CONST && streq(p->host.data[j].name, n->name);
-    if (seen)
-      continue;
-    buf_printf(b, "static const %s %s = ", ctype(n->ty), cname(p, n->name));
-    print_number(b, n->ty, n->f);
-    buf_puts(b, ";\n");
-    any_const = 1;
-  }
-  for (int i = 0; i < p->tables.len; i++) {
-    const IrTable *t = &p->tables.data[i];
-    buf_printf(b, "static const %s %s[%d] = {", ctype(t->ty), cname(p, t->name), t->len);
-    for (int j = 0; j < t->len; j++) {
-      buf_puts(b, j ? ", " : " ");
-      print_number(b, t->ty, t->vals[j]);
-    }
-    buf_puts(b, " };\n");
-    any_const = 1;
-  }
-  if (any_const)
-    buf_puts(b, "\n");
-
-  for (int i = 0; i < p->grids.len; i++) {
-    const IrGrid *g = &p->grids.data[i];
-    buf_printf(b, "static stn_grid %s;  /* %s:%d, halo", cname(p, g->name), p->src->name, line_of(p, g->span));
-    for (int d = 0; d < g->rank; d++)
-      buf_printf(b, " %d:%d", g->halo_lo[d], g->halo_hi[d]);
-    buf_puts(b, " */\n");
-  }
-  for (int i = 0; i < p->fields.len; i++) {
-    const IrField *f = &p->fields.data[i];
-    buf_printf(b, "static stn_field %s_ = { .name = \"%s\", .type = %s, .grid = &%s };\n", f->name, f->name, stn_type_of(f->ty),
-               cname(p, p->grids.data[f->grid].name));
-  }
-  buf_puts(b, "static stn_field *stn_fields[] = {");
-  for (int i = 0; i < p->fields.len; i++)
-    buf_printf(b, "%s&%s_", i ? ", " : " ", p->fields.data[i].name);
-  buf_puts(b, p->fields.len ? " };\n\n" : " 0 };\n\n");
-
-  for (int i = 0; i < p->kernels.len; i++)
-    print_kernel(b, p, p->kernels.data[i]);
-
-  buf_puts(b, "int main(int argc, char **argv)\n{\n");
-  buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);
-  print_about(b, p->src);
-  buf_printf(b, ", stn_params, %d, stn_fields, %d };\n", p->params.len, p->fields.len);
-  buf_puts(b, "  stn_init(&stn_program, argc, argv);\n");
-  for (int i = 0; i < p->grids.len; i++) {
-    const IrGrid *g = &p->grids.data[i];
-    buf_printf(b, "  stn_grid_init(&%s, \"%s\", %d, (const long[]){", cname(p, g->name), g->name, g->rank);
-    for (int d = 0; d < g->rank; d++) {
-      buf_puts(b, d ? ", " : "");
-      host_expr(&pr, g->dims[d]);
-    }
-    buf_puts(b, "}, (const int[]){");
-    for (int d = 0; d < g->rank; d++)
-      buf_printf(b, "%s%d", d ? ", " : "", g->halo_lo[d]);
-    buf_puts(b, "}, (const int[]){");
-    for (int d = 0; d < g->rank; d++)
-      buf_printf(b, "%s%d", d ? ", " : "", g->halo_hi[d]);
-    buf_puts(b, "},\n                (const char *const[]){");
-    for (int d = 0; d < g->rank; d++) {
-      Buf tmp = { 0 };
-      Printer tp = pr;
-      tp.b = &tmp;
-      host_expr(&tp, g->dims[d]);
-      buf_printf(b, "%s\"%s\"", d ? ", " : "", tmp.s);
-      buf_free(&tmp);
-    }
-    buf_puts(b, "});\n");
-  }
-  for (int i = 0; i < p->fields.len; i++) {
-    const IrField *f = &p->fields.data[i];
-    buf_printf(b, "  stn_field_alloc(&%s_, \"%s\", %s, &%s);\n", f->name, f->name, stn_type_of(f->ty),
-               cname(p, p->grids.data[f->grid].name));
-    buf_printf(b, "  stn_field_zero(&%s_);\n", f->name);
-  }
-  int unused = 0, unused_int = 0;
-  dropped_results(p, &p->main, &unused, &unused_int);
-  if (unused)
-    buf_puts(b, "  double stn_unused;\n");
-  if (unused_int)
-    buf_puts(b, "  int stn_unused_int;\n");
-  for (int i = 0; i < p->vars.len; i++)
-    buf_printf(b, "  %s %s = 0;\n", ctype(p->vars.data[i].ty), cname(p, p->vars.data[i].name));
-  buf_puts(b, "\n");
-  print_hblock(&pr, &p->main, 1);
-  buf_puts(b, "\n  stn_finish(&stn_program);\n  return 0;\n}\n");
+  CgTarget t = {
+    .name = openmp ? "openmp" : "c",
+    .includes = "#include <math.h>\n#include <stdio.h>\n#include \"stn.h\"\n",
+    .const_decl = "static const",
+    .field_alloc = "stn_field_alloc",
+    .field_zero = "stn_field_zero",
+    .field_write = "stn_field_write",
+    .finish = "stn_finish",
+    .print_kernel = print_kernel,
+  };
+  cg_print_program(b, p, &t);
 }

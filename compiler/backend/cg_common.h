@@ -1,0 +1,55 @@
+/* cg_common.h: what the C, OpenMP and CUDA printers share: C names for
+ * user names, numbers, expressions, the host program (main) and the
+ * program's scaffolding. A target supplies its kernels and the few runtime
+ * calls that differ; nothing here decides anything. */
+#ifndef STN_CG_COMMON_H
+#define STN_CG_COMMON_H
+#include "ir/ir.h"
+
+typedef struct Printer {
+  Buf *b;
+  const IrProgram *p;
+  const IrKernel *k;       /* NULL for host expressions */
+  const IrNodes *pool;
+  char **names;            /* kernel: name of each emitted node, or NULL (inline) */
+  int last_line;
+  int device;              /* printing device code: tables are the device copies */
+  const struct CgTarget *target;
+} Printer;
+
+enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
+       P_UNARY = 14, P_POST = 16 };
+
+const char *cname(const IrProgram *p, const char *name);
+const char *ctype(Type t);
+void print_number(Buf *b, Type ty, double v);
+int line_of(const IrProgram *p, Span at);
+void print_expr(Printer *pr, int id, int ctx_prec, int right);
+void indent(Buf *b, int depth);
+void line_comment(Printer *pr, Span at, int depth);
+const char *index_name(int d);
+
+/* Kernel helpers: which values get their own line, and their names. */
+int stores_field(const IrKernel *k, int field);
+int reads_field(const IrKernel *k, int field);
+int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */
+char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level);
+void emit_level(Printer *pr, int level, int depth);
+
+/* What a target prints differently in the program around its kernels. */
+typedef struct CgTarget {
+  const char *name;           /* "c", "openmp", "cuda" */
+  const char *includes;       /* #include lines */
+  const char *const_decl;     /* "static const" (C) or "static constexpr" (CUDA) */
+  const char *field_alloc;    /* runtime calls for fields */
+  const char *field_zero;
+  const char *field_write;
+  const char *finish;
+  const char *after_init;     /* extra statement after stn_init, or NULL */
+  void (*print_tables)(Buf *b, const IrProgram *p);   /* device copies, or NULL */
+  void (*print_kernel)(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts);
+  const void *opts;
+} CgTarget;
+
+void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t);
+#endif
