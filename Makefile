@@ -13,8 +13,8 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/sema/sema.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
-          compiler/passes/schedule.c compiler/passes/cost.c compiler/passes/pipeline.c \
-          compiler/backend/cg_common.c compiler/backend/cg_c.c
+          compiler/passes/schedule.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
+          compiler/backend/cg_common.c compiler/backend/cg_c.c compiler/backend/cg_cuda.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
 HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
 INC     = -Icompiler -I$(B)/gen
@@ -53,6 +53,18 @@ $(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
 	$(CC) -O2 -g $(WARN) -fopenmp -c -o $@ $<
 
 $(B)/libstn.a: $(B)/runtime/stn.o
+	ar rcs $@ $^
+
+# The CUDA runtime, when nvcc is there (CI compiles CUDA; it has no GPU).
+NVCC ?= $(shell command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+ifneq ($(NVCC),)
+all: $(B)/libstn_cuda.a
+endif
+$(B)/runtime/stn_cuda.o: runtime/stn_cuda.cu runtime/stn_cuda.h runtime/stn.h
+	@mkdir -p $(B)/runtime
+	$(NVCC) -O2 -arch=sm_90 -Iruntime -c -o $@ $<
+
+$(B)/libstn_cuda.a: $(B)/runtime/stn_cuda.o
 	ar rcs $@ $^
 
 # Grammar in grammar/ is extracted from the bison file; the test checks it is current.

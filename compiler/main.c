@@ -23,7 +23,7 @@
 
 typedef struct Options {
   const char *input, *output;
-  const char *target, *emit, *dump_after, *cc, *cflags;
+  const char *target, *emit, *dump_after, *cc, *cflags, *arch;
   int build, list_passes, verify;
   PassOptions pass;
 } Options;
@@ -38,11 +38,17 @@ typedef struct OptDef {
 
 static const OptDef optdefs[] = {
   { "-o", VALUE, "FILE", "write the output to FILE (default: stdout; with --build: the program name)" },
-  { "--target", VALUE, "c|openmp", "code generator (default: openmp)" },
+  { "--target", VALUE, "c|openmp|cuda", "code generator (default: openmp)" },
   { "--emit", VALUE, "c|ir|ast", "what to print: generated code (default), the IR after all passes, or the AST" },
   { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
+  { "--cuda-strategy", VALUE, "naive|stream", "CUDA: force a strategy for every kernel (default: chosen per kernel, see --emit=ir)" },
+  { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default 64x4; 256 for 1-D)" },
+  { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default 16)" },
+  { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
+  { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
+  { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
   { "--list-passes", FLAG, NULL, "list the passes in the order they run" },
   { "--verify-ir", FLAG, NULL, "check the IR's invariants after every pass (on in debug builds)" },
@@ -79,6 +85,31 @@ static _Noreturn void bad_usage(const char *fmt, const char *arg)
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nstencilc: run 'stencilc --help' for the options\n");
   exit(2);
+}
+
+static void parse_int(const char *text, const char *opt, int *out)
+{
+  char *end;
+  long v = strtol(text, &end, 10);
+  if (!*text || *end || v < 1 || v > 1024)
+    bad_usage("%s needs a whole number from 1 to 1024", opt);
+  *out = (int)v;
+}
+
+static void parse_block(Options *o, const char *text)
+{
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", text);
+  int d = 0;
+  for (char *tok = strtok(buf, "x"); tok; tok = strtok(NULL, "x")) {
+    if (d == MAX_RANK)
+      bad_usage("--block takes at most 3 sizes, as in 64x4 (got '%s')", text);
+    parse_int(tok, "--block", &o->pass.block[d++]);
+  }
+  if (d == 0)
+    bad_usage("--block needs sizes, as in 64x4 (got '%s')", text);
+  if (o->pass.block[0] * (o->pass.block[1] ? o->pass.block[1] : 1) > 1024)
+    bad_usage("--block=%s asks for more than 1024 threads per block", text);
 }
 
 static void parse_options(Options *o, int argc, char **argv)
@@ -120,6 +151,12 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--cc")) o->cc = value;
     else if (streq(n, "--cflags")) o->cflags = value;
     else if (streq(n, "--dump-after")) o->dump_after = value;
+    else if (streq(n, "--cuda-strategy")) o->pass.cuda_strategy = value;
+    else if (streq(n, "--block")) parse_block(o, value);
+    else if (streq(n, "--march")) parse_int(value, "--march", &o->pass.march);
+    else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
+    else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
+    else if (streq(n, "--arch")) o->arch = value;
     else if (streq(n, "--list-passes")) o->list_passes = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
     else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;
@@ -134,8 +171,12 @@ static void parse_options(Options *o, int argc, char **argv)
     o->pass.target = TARGET_OPENMP;
   else if (streq(o->target, "c"))
     o->pass.target = TARGET_C;
+  else if (streq(o->target, "cuda"))
+    o->pass.target = TARGET_CUDA;
   else
-    bad_usage("unknown target '%s' (choose c or openmp)", o->target);
+    bad_usage("unknown target '%s' (choose c, openmp or cuda)", o->target);
+  if (o->pass.cuda_strategy && !streq(o->pass.cuda_strategy, "naive") && !streq(o->pass.cuda_strategy, "stream"))
+    bad_usage("unknown CUDA strategy '%s' (choose naive or stream)", o->pass.cuda_strategy);
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast"))
     bad_usage("unknown --emit kind '%s' (choose c, ir or ast)", o->emit);
   if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {
@@ -176,6 +217,22 @@ static char *read_file(const char *path, int *len)
   }
   *len = (int)b.len;
   return b.s;
+}
+
+static int run_nvcc(const Options *o, const char *src, const char *exe)
+{
+  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
+  const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+  const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
+  Buf cmd = { 0 };
+  buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a'", nvcc,
+             o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib);
+  int rc = system(cmd.s);
+  if (rc != 0)
+    fprintf(stderr, "stencilc: error: nvcc failed (%s)\nstencilc: command: %s\n",
+            WIFEXITED(rc) ? "see its messages above" : "it did not run", cmd.s);
+  buf_free(&cmd);
+  return rc != 0;
 }
 
 static int run_cc(const Options *o, const char *csrc, const char *exe)
@@ -261,17 +318,21 @@ int main(int argc, char **argv)
   }
 
   Buf code = { 0 };
-  cg_c_program(&code, ir, o.pass.target == TARGET_OPENMP);
+  int cuda = o.pass.target == TARGET_CUDA;
+  if (cuda)
+    cg_cuda_program(&code, ir);
+  else
+    cg_c_program(&code, ir, o.pass.target == TARGET_OPENMP);
   if (o.build) {
     const char *exe = o.output ? o.output : default_exe(arena, o.input);
-    char *csrc = arena_printf(arena, "%s.c", exe);
+    char *csrc = arena_printf(arena, "%s.%s", exe, cuda ? "cu" : "c");
     FILE *f = fopen(csrc, "w");
     if (!f || fwrite(code.s, 1, code.len, f) != code.len || fclose(f) != 0) {
       fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", csrc, strerror(errno));
       buf_free(&code);
       goto out;
     }
-    status = run_cc(&o, csrc, exe);
+    status = cuda ? run_nvcc(&o, csrc, exe) : run_cc(&o, csrc, exe);
   } else {
     FILE *out = o.output ? fopen(o.output, "w") : stdout;
     if (!out || fwrite(code.s, 1, code.len, out) != code.len || (out != stdout && fclose(out) != 0)) {

@@ -12,7 +12,7 @@ typedef struct save_req { const char *field, *path; } save_req;
 static save_req *saves;
 static int nsaves;
 
-_Noreturn void stn_fatal(const char *fmt, ...)
+void stn_fatal(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -261,6 +261,15 @@ void stn_field_write(const stn_field *f, const char *path)
   write_points(fp, f);
   if (fclose(fp) != 0)
     stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+}
+
+int stn_save_request(int i, const char **field, const char **path)
+{
+  if (i < 0 || i >= nsaves)
+    return 0;
+  *field = saves[i].field;
+  *path = saves[i].path;
+  return 1;
 }
 
 void stn_finish(stn_program *p)

@@ -16,6 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define STN_MAX_RANK 3
 #define STN_ALIGN 64
 
@@ -69,9 +73,11 @@ void stn_field_swap(stn_field *a, stn_field *b);
 void stn_field_write(const stn_field *f, const char *path);
 /* Writes the fields named by --save and releases everything. */
 void stn_finish(stn_program *p);
+/* The i-th --save request (0 when there is none). */
+int stn_save_request(int i, const char **field, const char **path);
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi);
 double stn_time(void);
-_Noreturn void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static inline size_t stn_type_size(stn_type t) { return t == STN_DOUBLE ? 8 : 4; }
 
@@ -92,11 +98,18 @@ static inline void stn_field_zero(stn_field *f)
     memset(mem + (size_t)s * slab * es, 0, slab * es);
 }
 
+
+#ifdef __cplusplus
+}
 #endif
 
-#ifndef STN_INLINE_HELPERS
-#define STN_INLINE_HELPERS
-static inline int stn_imin(int a, int b) { return a < b ? a : b; }
-static inline int stn_imax(int a, int b) { return a > b ? a : b; }
-static inline int stn_iabs(int a) { return a < 0 ? -a : a; }
+#ifdef __CUDACC__
+#define STN_HD __host__ __device__
+#else
+#define STN_HD
+#endif
+static inline STN_HD int stn_imin(int a, int b) { return a < b ? a : b; }
+static inline STN_HD int stn_imax(int a, int b) { return a > b ? a : b; }
+static inline STN_HD int stn_iabs(int a) { return a < 0 ? -a : a; }
+
 #endif

@@ -6,4 +6,6 @@
 
 /* C (openmp == 0) or C with OpenMP pragmas (openmp == 1). */
 void cg_c_program(Buf *b, const IrProgram *p, int openmp);
+/* CUDA: kernels as the gpu pass decided, fields resident on the device. */
+void cg_cuda_program(Buf *b, const IrProgram *p);
 #endif

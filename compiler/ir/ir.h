@@ -56,6 +56,12 @@ typedef struct IrEffect {
 } IrEffect;
 
 typedef struct IrRed { const char *name; RedOp op; Type ty; } IrRed;
+
+/* How a kernel runs on a GPU (decided by passes/gpu.c):
+ *   NAIVE  one thread per point;
+ *   STREAM a 2-D block over the two fastest dimensions marching along
+ *          dimension 0, so the planes it reads again stay on chip. */
+typedef enum GpuStrategy { GPU_NONE, GPU_NAIVE, GPU_STREAM } GpuStrategy;
 typedef struct IrArg { const char *name; Type ty; } IrArg;
 
 typedef struct IrKernel {
@@ -74,6 +80,12 @@ typedef struct IrKernel {
   /* decisions (schedule pass) */
   int omp_collapse;        /* loops fused under `omp parallel for` (0: serial) */
   int simd;                /* mark the innermost loop `omp simd` */
+  /* decisions (gpu pass, --target=cuda) */
+  GpuStrategy gpu;
+  int block[MAX_RANK];     /* threads along the contiguous dimension first */
+  int march;               /* GPU_STREAM: planes of dimension 0 per block */
+  int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
+  const char *gpu_why;     /* one line: why this strategy */
 } IrKernel;
 
 typedef struct IrParam { const char *name; Type ty; double def; Span span; } IrParam;

@@ -4,13 +4,17 @@
 #define STN_PASSES_H
 #include "ir/ir.h"
 
-typedef enum Target { TARGET_C, TARGET_OPENMP } Target;
+typedef enum Target { TARGET_C, TARGET_OPENMP, TARGET_CUDA } Target;
 
 typedef struct PassOptions {
   Target target;
   int no_fold, no_cse, no_hoist, no_recip;
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
+  const char *cuda_strategy;  /* "naive", "stream", or NULL for the heuristic */
+  int block[MAX_RANK];     /* --block=XxY[xZ]; 0: the default */
+  int march;               /* --march=N; 0: the default */
+  int atomic_reductions;   /* --no-deterministic-reductions */
   FILE *dump;
 } PassOptions;
 
@@ -29,6 +33,7 @@ void pass_cse(IrProgram *p, const PassOptions *o);
 void pass_hoist(IrProgram *p, const PassOptions *o);
 void pass_schedule(IrProgram *p, const PassOptions *o);
 void pass_cost(IrProgram *p, const PassOptions *o);
+void pass_gpu(IrProgram *p, const PassOptions *o);
 
 /* Rebuilding helper: copies the nodes reachable from the kernel's roots
  * (effects and region bounds) in order, applying `map` to operands, and

@@ -1,0 +1,124 @@
+#!/bin/bash
+# bench/gpu.sh: on a GPU machine, in one go: build, verify every example x
+# CUDA strategy against the CPU (`--target=c`) result of the same program,
+# then time the large sizes and report each against the device's copy
+# bandwidth measured in the same run (bench/copybw.cu).
+#
+#   usage: bench/gpu.sh            (needs nvcc and a GPU; ~5 minutes on an H100)
+#   env:   SANITIZE=1  also run compute-sanitizer on the small sizes
+#          QUICK=1     verification only, no timing
+#          OUT=dir     where logs go (default: a temporary folder)
+#
+# Verification builds the GPU code with -fmad=false so that it rounds like
+# the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
+# kernel should write but does not shows up. Tolerances: reductions 1e-9
+# relative (only the summation order differs), fields 1e-6 absolute.
+# Timing builds use the default flags (-O3, FMA contraction on).
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+export PATH=/usr/local/cuda/bin:$PATH
+# A stencilc built elsewhere and carried here finds the runtime through these.
+export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
+T=$(mktemp -d "${TMPDIR:-/tmp}/stn-gpu.XXXXXX")
+LOG=${OUT:-$T}
+mkdir -p "$LOG"
+fail=0
+say() { printf '%s\n' "$*" | tee -a "$LOG/gpu.log"; }
+
+# ---- build ---------------------------------------------------------------
+if [ ! -x build/stencilc ] || [ ! -f build/libstn_cuda.a ] || [ ! -x build/tools/fieldcmp ]; then
+  make all tools >"$LOG/make.log" 2>&1 || { cat "$LOG/make.log"; echo "gpu.sh: make failed"; exit 2; }
+fi
+nvcc -O3 -arch=sm_90 -o "$T/copybw" bench/copybw.cu || exit 2
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+BW=$("$T/copybw" 2>>"$LOG/gpu.log") || { echo "gpu.sh: copybw failed"; exit 2; }
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu   nvcc: $(nvcc --version | tail -1)"
+say "copy bandwidth (read + write, best of cudaMemcpy and a float4 kernel): $BW GB/s"
+
+STRATS="naive stream"
+# example | small args | fields to compare (name:type) | printed values to compare
+small() {
+  case $1 in
+    himeno) echo "--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|Gosa :" ;;
+    diffusion3d) echo "--N=40 --STEPS=15|f:float fn:float|Total heat :;Peak :" ;;
+    jacobi2d) echo "--N=70 --M=90 --MAXIT=40|u:double uold:double|Residual :;Solution Error :;Iterations :" ;;
+  esac
+}
+
+# ---- verify --------------------------------------------------------------
+say ""
+say "verification (small sizes, against --target=c):"
+for ex in himeno diffusion3d jacobi2d; do
+  IFS='|' read -r args fields values <<<"$(small $ex)"
+  build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" examples/$ex.stn || exit 2
+  saves=""
+  for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
+  # shellcheck disable=SC2086
+  "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out" || exit 2
+  for s in $STRATS; do
+    build/stencilc --target=cuda --cuda-strategy=$s --cflags="-O3 -fmad=false" --build -o "$T/$ex.$s" \
+      examples/$ex.stn >"$LOG/build.$ex.$s.log" 2>&1 || { say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
+    saves=""
+    for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$s.${f%%:*}"; done
+    # shellcheck disable=SC2086
+    if ! STN_POISON=1 "$T/$ex.$s" $args $saves >"$T/$ex.$s.out" 2>"$T/$ex.$s.err"; then
+      say "  $ex $s: RUN FAILED: $(head -3 "$T/$ex.$s.err")"; fail=1; continue
+    fi
+    ok=1
+    for f in $fields; do
+      n=${f%%:*} ty=${f##*:}
+      build/tools/fieldcmp --type=$ty --atol=1e-6 "$T/$ex.$s.$n" "$T/$ex.cpu.$n" >"$T/cmp.$ex.$s.$n" 2>&1 || { ok=0; cat "$T/cmp.$ex.$s.$n" >>"$LOG/gpu.log"; }
+    done
+    IFS=';' read -ra labels <<<"$values"
+    for l in "${labels[@]}"; do
+      tests/tools/numcmp.sh "$l" 1e-9 "$T/$ex.$s.out" "$T/$ex.cpu.out" >>"$LOG/gpu.log" 2>&1 || ok=0
+    done
+    if [ $ok = 1 ]; then say "  $ex $s: ok ($fields; $values)"; else say "  $ex $s: MISMATCH"; fail=1; fi
+    if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
+      # shellcheck disable=SC2086
+      if compute-sanitizer --tool memcheck --error-exitcode 9 "$T/$ex.$s" $args >"$LOG/sanitize.$ex.$s.log" 2>&1; then
+        say "  $ex $s: compute-sanitizer memcheck clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$LOG/sanitize.$ex.$s.log"))"
+      else
+        say "  $ex $s: compute-sanitizer memcheck REPORTED ERRORS"; fail=1
+      fi
+    fi
+  done
+done
+# Deterministic reductions: two runs, bit-identical sums.
+build/stencilc --target=cuda --build -o "$T/det" examples/himeno.stn >/dev/null 2>&1
+a=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa); b=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa)
+if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the same '$a'"; else say "  deterministic reductions: DIFFER ($a / $b)"; fail=1; fi
+
+[ "${QUICK:-0}" = 1 ] && { [ $fail = 0 ] && say "all verified" || say "FAILURES above"; exit $fail; }
+
+# ---- time ----------------------------------------------------------------
+# example | label | args | bytes per point | flops per point | interior points | iterations
+cases() {
+  cat <<'CASES'
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|34|127*127*255|2000
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|34|255*255*511|300
+diffusion3d|512^3|--N=512 --STEPS=300|8|8|510*510*510|300
+jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=0|24|13|8190*8190|300
+CASES
+}
+say ""
+say "timing (default flags; each number from the program's own timer around its time loop):"
+printf '%-12s %-7s %-7s %-12s %12s %9s %10s %9s %8s\n' example size strategy block "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
+while IFS='|' read -r ex size args bpp fpp pts iters; do
+  for s in $STRATS; do
+    build/stencilc --target=cuda --cuda-strategy=$s --build -o "$T/$ex.t.$s" examples/$ex.stn >/dev/null 2>&1 || continue
+    block=$(grep -o 'block [0-9x]*' "$T/$ex.t.$s.cu" | tail -1 | cut -d' ' -f2)
+    # shellcheck disable=SC2086
+    t=$("$T/$ex.t.$s" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
+    [ -n "$t" ] || { say "$ex $size $s: no time printed"; fail=1; continue; }
+    awk -v ex=$ex -v size=$size -v s=$s -v blk="$block" -v t="$t" -v it="$iters" -v b="$bpp" -v f="$fpp" \
+        -v expr="$pts" -v bw="$BW" 'BEGIN {
+      n = split(expr, fac, "*"); pts = 1; for (q = 1; q <= n; q++) pts *= fac[q];
+      step = t / it; gbs = b * pts / step / 1e9;
+      printf "%-12s %-7s %-7s %-12s %12.4f %9.1f %10.2f %9.0f %7.1f%%\n", ex, size, s, blk, step * 1e3,
+             f * pts / step / 1e9, pts / step / 1e9, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
+  done
+done < <(cases)
+[ $fail = 0 ] && say "all verified" || say "FAILURES above"
+exit $fail

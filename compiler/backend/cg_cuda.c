@@ -1,0 +1,322 @@
+/* cg_cuda.c: prints a program as CUDA (`--target=cuda`). Each kernel
+ * becomes a __global__ function plus a host wrapper that launches it with
+ * the strategy, block shape and marching length the gpu pass chose.
+ * Values computed once per call (level 0 after hoisting) are computed by
+ * the wrapper on the host and passed as arguments; everything else is
+ * printed per point exactly as for the CPU. Reductions: each thread
+ * accumulates, stn_block_reduce combines a block, and the runtime combines
+ * the blocks (runtime/stn_cuda.h). */
+#include "backend/cg.h"
+#include "backend/cg_common.h"
+#include <math.h>
+#include <stdlib.h>
+
+static const char *red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
+
+/* A level-0 value the per-point code needs becomes a kernel argument. */
+static int passed(const IrKernel *k, const int *use_level, int id)
+{
+  const IrNode *n = &k->nodes.data[id];
+  return n->level == 0 && use_level[id] >= 1 && !(n->op == OP_CONST);
+}
+
+static const char *passed_name(const IrProgram *p, const IrKernel *k, char **names, int id)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->op == OP_PARAM)
+    return cname(p, p->params.data[n->ref].name);
+  if (n->op == OP_ARG)
+    return cname(p, k->args.data[n->ref].name);
+  if (n->op == OP_EXTENT)
+    return arena_printf(p->arena, "n%d_", n->imm);
+  if (names[id])
+    return names[id];
+  return arena_printf(p->arena, "t%d_", id);
+}
+
+/* The thread's point: which dimension each of x, y, z covers. */
+static void print_point(Buf *b, const IrKernel *k)
+{
+  int r = k->rank;
+  const char *last = index_name(r - 1);
+  buf_printf(b, "  const long %s = %s_lo_ + (long)blockIdx.x * blockDim.x + threadIdx.x;\n", last, last);
+  if (r == 3)
+    buf_printf(b, "  const long j = j_lo_ + (long)blockIdx.y * blockDim.y + threadIdx.y;\n");
+  if (k->gpu == GPU_STREAM) {
+    const char *by = r == 3 ? "blockIdx.z" : "blockIdx.y";
+    buf_printf(b, "  const long i_first_ = i_lo_ + (long)%s * march_;\n", by);
+    buf_printf(b, "  const long i_end_ = i_first_ + march_ < i_hi_ ? i_first_ + march_ : i_hi_;\n");
+  } else if (r >= 2) {
+    buf_printf(b, "  const long i = i_lo_ + (long)%s%s;\n", r == 3 ? "blockIdx.z" : "blockIdx.y * blockDim.y + threadIdx.y",
+               "");
+  }
+}
+
+static void print_inside(Buf *b, const IrKernel *k)
+{
+  int r = k->rank;
+  buf_printf(b, "%s < %s_hi_", index_name(r - 1), index_name(r - 1));
+  if (r == 3)
+    buf_puts(b, " && j < j_hi_");
+  if (r >= 2 && k->gpu != GPU_STREAM)
+    buf_puts(b, " && i < i_hi_");
+}
+
+static void print_body(Printer *pr, int depth)
+{
+  const IrKernel *k = pr->k;
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  indent(b, depth);
+  buf_puts(b, "const long c_ = ");
+  for (int d = 0; d < k->rank - 1; d++)
+    buf_printf(b, "%s * s%d_ + ", index_name(d), d);
+  buf_printf(b, "%s;\n", index_name(k->rank - 1));
+  for (int lv = 1; lv <= k->rank; lv++)
+    emit_level(pr, lv, depth);
+  for (int i = 0; i < k->effects.len; i++) {
+    const IrEffect *e = &k->effects.data[i];
+    line_comment(pr, k->nodes.data[e->val].span, depth);
+    indent(b, depth);
+    if (e->pred >= 0) {
+      buf_puts(b, "if (");
+      print_expr(pr, e->pred, P_TOP, 0);
+      buf_puts(b, ") ");
+    }
+    if (e->kind == EFF_STORE) {
+      buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
+      print_expr(pr, e->val, P_TOP, 0);
+    } else {
+      const IrRed *r = &k->reds.data[e->ref];
+      const char *rn = cname(p, r->name);
+      if (r->op == RED_SUM) {
+        buf_printf(b, "%s += ", rn);
+        print_expr(pr, e->val, P_TOP, 0);
+      } else {
+        buf_printf(b, "{ const %s v_ = ", ctype(r->ty));
+        print_expr(pr, e->val, P_TOP, 0);
+        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, r->op == RED_MAX ? ">" : "<", rn, rn);
+      }
+    }
+    buf_puts(b, ";\n");
+  }
+}
+
+static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  const char *gname = cname(p, g->name);
+  ir_count_uses((IrKernel *)k);
+  int *use_level = use_levels(k);
+  char **names = value_names(p, k, use_level);
+  char **dnames = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
+  for (int i = 0; i < k->nodes.len; i++)
+    dnames[i] = passed(k, use_level, i) ? (char *)passed_name(p, k, names, i) : k->nodes.data[i].level == 0 ? NULL : names[i];
+  int nthreads = k->block[0] * k->block[1] * k->block[2];
+  if (k->gpu == GPU_STREAM && k->rank == 2)
+    nthreads = k->block[0] * k->block[1];
+
+  /* ---- the device kernel ---- */
+  buf_printf(b, "/* kernel %s (%s:%d): over ", k->name, p->src->name, line_of(p, k->span));
+  if (k->region == REG_WHOLE)
+    buf_printf(b, "%s", g->name);
+  else if (k->region == REG_INTERIOR)
+    buf_printf(b, "interior(%s, %d)", g->name, k->width);
+  else
+    buf_printf(b, "a box of %s", g->name);
+  buf_printf(b, "; %d flops, %d bytes per point\n * strategy %s\n * block %dx%d", k->flops,
+             k->bytes_read + k->bytes_written, k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
+             k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
+  if (k->gpu == GPU_STREAM)
+    buf_printf(b, ", marching %d planes along i", k->march);
+  buf_puts(b, " */\n");
+  buf_printf(b, "__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", nthreads, k->name, gname);
+  for (int f = 0; f < p->fields.len; f++) {
+    int r = reads_field(k, f), w = stores_field(k, f);
+    if (r || w)
+      buf_printf(b, ", %s%s *__restrict__ %s", w ? "" : "const ", ctype(p->fields.data[f].ty),
+                 cname(p, p->fields.data[f].name));
+  }
+  if (k->reds.len)
+    buf_puts(b, ", double *__restrict__ stn_part");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
+  if (k->gpu == GPU_STREAM)
+    buf_puts(b, ", long march_");
+  for (int i = 0; i < k->nodes.len; i++)
+    if (passed(k, use_level, i))
+      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), dnames[i]);
+  buf_puts(b, ")\n{\n");
+  for (int d = 0; d < k->rank - 1; d++)
+    buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
+    if (r->ty == TY_INT && r->op != RED_SUM)
+      buf_puts(b, r->op == RED_MAX ? "-2147483647 - 1" : "2147483647");
+    else
+      print_number(b, r->ty, r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY);
+    buf_puts(b, ";\n");
+  }
+  print_point(b, k);
+  Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
+  buf_puts(b, "  if (");
+  print_inside(b, k);
+  buf_puts(b, ") {\n");
+  if (k->gpu == GPU_STREAM) {
+    buf_puts(b, "    for (long i = i_first_; i < i_end_; i++) {\n");
+    print_body(&pr, 3);
+    buf_puts(b, "    }\n");
+  } else {
+    print_body(&pr, 2);
+  }
+  buf_puts(b, "  }\n");
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
+    buf_puts(b, "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n");
+    if (k->gpu_atomic)
+      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", red_op(r->op), i);
+    else
+      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
+  }
+  buf_puts(b, "}\n\n");
+
+  /* ---- the host wrapper ---- */
+  const char *ret = k->reds.len == 1 ? ctype(k->reds.data[0].ty) : "void";
+  buf_printf(b, "static %s %s_(", ret, k->name);
+  for (int i = 0; i < k->args.len; i++)
+    buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
+  if (k->reds.len > 1)
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "%s%s *%s_out_", i || k->args.len ? ", " : "", ctype(k->reds.data[i].ty), k->reds.data[i].name);
+  if (!k->args.len && k->reds.len <= 1)
+    buf_puts(b, "void");
+  buf_puts(b, ")\n{\n");
+  Printer hpr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names };
+  emit_level(&hpr, 0, 1);
+  for (int d = 0; d < k->rank; d++) {
+    buf_printf(b, "  const long %s_lo_ = ", index_name(d));
+    print_expr(&hpr, k->lo[d], P_TOP, 0);
+    buf_printf(b, ", %s_hi_ = ", index_name(d));
+    print_expr(&hpr, k->hi[d], P_TOP, 0);
+    buf_puts(b, ";\n");
+  }
+  if (k->region == REG_BOX) {
+    buf_puts(b, "  const long box_lo_[] = {");
+    for (int d = 0; d < k->rank; d++)
+      buf_printf(b, "%s%s_lo_", d ? ", " : "", index_name(d));
+    buf_puts(b, "}, box_hi_[] = {");
+    for (int d = 0; d < k->rank; d++)
+      buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
+    buf_printf(b, "};\n  stn_check_box(\"%s\", &%s, box_lo_, box_hi_);\n", k->name, gname);
+  }
+  /* Launch shape: x over the contiguous dimension, then y, then z. */
+  int r = k->rank;
+  const char *last = index_name(r - 1);
+  if (k->gpu == GPU_STREAM && r == 2) {
+    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", nthreads);
+    buf_printf(b, "  const dim3 grid((unsigned)((j_hi_ - j_lo_ + %d) / %d), (unsigned)((i_hi_ - i_lo_ + %d) / %d), 1);\n",
+               nthreads - 1, nthreads, k->march - 1, k->march);
+  } else {
+    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", k->block[0], r >= 2 ? k->block[1] : 1);
+    buf_printf(b, "  const dim3 grid((unsigned)((%s_hi_ - %s_lo_ + %d) / %d)", last, last, k->block[0] - 1, k->block[0]);
+    if (r == 3)
+      buf_printf(b, ", (unsigned)((j_hi_ - j_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
+    else if (r == 2)
+      buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
+    if (r == 3 && k->gpu == GPU_STREAM)
+      buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d));\n", k->march - 1, k->march);
+    else if (r == 3)
+      buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");
+    else
+      buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
+  }
+  if (k->reds.len) {
+    buf_puts(b, "  const size_t nblocks_ = (size_t)grid.x * grid.y * grid.z;\n");
+    buf_printf(b, "  const int ops_[] = {");
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
+    buf_printf(b, "};\n  double out_[%d];\n", k->reds.len);
+  }
+  buf_puts(b, "  if (");
+  for (int d = 0; d < r; d++)
+    buf_printf(b, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
+  buf_puts(b, ") {\n");
+  if (k->reds.len && k->gpu_atomic)
+    buf_printf(b, "    double *stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
+  else if (k->reds.len)
+    buf_printf(b, "    double *stn_part = stn_cuda_scratch(%d * nblocks_);\n", k->reds.len);
+  buf_printf(b, "    %s_kernel_<<<grid, block>>>(%s", k->name, gname);
+  for (int f = 0; f < p->fields.len; f++)
+    if (reads_field(k, f) || stores_field(k, f))
+      buf_printf(b, ", (%s%s *)%s_.origin", stores_field(k, f) ? "" : "const ", ctype(p->fields.data[f].ty),
+                 p->fields.data[f].name);
+  if (k->reds.len)
+    buf_puts(b, ", stn_part");
+  for (int d = 0; d < r; d++)
+    buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+  if (k->gpu == GPU_STREAM)
+    buf_printf(b, ", %dL", k->march);
+  for (int i = 0; i < k->nodes.len; i++)
+    if (passed(k, use_level, i)) {
+      buf_puts(b, ", ");
+      print_expr(&hpr, i, P_TOP, 0);
+    }
+  buf_puts(b, ");\n");
+  buf_printf(b, "    stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
+  if (k->reds.len && k->gpu_atomic)
+    buf_printf(b, "    stn_cuda_atomic_results(%d, out_);\n", k->reds.len);
+  else if (k->reds.len)
+    buf_printf(b, "    stn_cuda_finish_reduction(stn_part, (int)nblocks_, %d, ops_, out_);\n", k->reds.len);
+  buf_puts(b, "  }");
+  if (k->reds.len) {
+    buf_puts(b, " else {\n");
+    for (int i = 0; i < k->reds.len; i++) {
+      buf_printf(b, "    out_[%d] = ", i);
+      print_number(b, TY_DOUBLE, k->reds.data[i].op == RED_SUM ? 0 : k->reds.data[i].op == RED_MAX ? -INFINITY : INFINITY);
+      buf_puts(b, ";\n");
+    }
+    buf_puts(b, "  }");
+  }
+  buf_puts(b, "\n");
+  if (k->reds.len == 1)
+    buf_printf(b, "  return (%s)out_[0];\n", ctype(k->reds.data[0].ty));
+  else
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "  *%s_out_ = (%s)out_[%d];\n", k->reds.data[i].name, ctype(k->reds.data[i].ty), i);
+  buf_puts(b, "}\n\n");
+  free(use_level);
+  free(names);
+  free(dnames);
+}
+
+static void print_tables(Buf *b, const IrProgram *p)
+{
+  for (int i = 0; i < p->tables.len; i++) {
+    const IrTable *t = &p->tables.data[i];
+    buf_printf(b, "__constant__ %s stn_dtab_%s[%d] = {", ctype(t->ty), t->name, t->len);
+    for (int j = 0; j < t->len; j++) {
+      buf_puts(b, j ? ", " : " ");
+      print_number(b, t->ty, t->vals[j]);
+    }
+    buf_puts(b, " };\n");
+  }
+}
+
+void cg_cuda_program(Buf *b, const IrProgram *p)
+{
+  CgTarget t = {
+    .name = "cuda",
+    .includes = "#include <math.h>\n#include <stdio.h>\n#include \"stn_cuda.h\"\n",
+    .const_decl = "static constexpr",
+    .field_alloc = "stn_cuda_field_alloc",
+    .field_zero = "stn_cuda_field_zero",
+    .field_write = "stn_cuda_field_write",
+    .finish = "stn_cuda_finish",
+    .after_init = "stn_cuda_init(&stn_program);",
+    .print_tables = print_tables,
+    .print_kernel = print_kernel,
+  };
+  cg_print_program(b, p, &t);
+}

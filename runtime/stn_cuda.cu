@@ -1,0 +1,164 @@
+/* stn_cuda.cu: host side of the CUDA runtime (see stn_cuda.h). */
+#include "stn_cuda.h"
+#include <stdlib.h>
+
+static double *scratch;
+static size_t scratch_n;
+static double *results;
+
+void stn_cuda_check(cudaError_t err, const char *what, const char *file, int line)
+{
+  if (err == cudaSuccess)
+    return;
+  stn_fatal("CUDA call failed: %s\n  at %s:%d: %s (%s)\n  check that a GPU is present "
+            "(nvidia-smi) and that the grid fits in its memory", what, file, line,
+            cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
+{
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess)
+    return;
+  stn_fatal("kernel %s failed to launch with grid %ux%ux%u and block %ux%ux%u: %s\n"
+            "  try another block shape (--block=... when compiling)", kernel, grid.x, grid.y, grid.z,
+            block.x, block.y, block.z, cudaGetErrorString(err));
+}
+
+void stn_cuda_init(stn_program *p)
+{
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess || n == 0)
+    stn_fatal("%s needs a CUDA GPU, but none was found (%s); build it with --target=openmp to run "
+              "on the CPU", p->name, err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
+}
+
+/* Tests set STN_POISON=1: fields then start as NaN (ints as -1) instead of
+ * 0, so a point a kernel should have written but did not shows up. */
+static int poison(void)
+{
+  const char *s = getenv("STN_POISON");
+  return s && *s && *s != '0';
+}
+
+void stn_cuda_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g)
+{
+  size_t bytes = g->size * stn_type_size(type);
+  f->name = name;
+  f->type = type;
+  f->grid = g;
+  cudaError_t err = cudaMalloc(&f->mem, bytes);
+  if (err != cudaSuccess)
+    stn_fatal("cannot allocate %.2f GiB of GPU memory for field '%s' on grid %s (%s); reduce the "
+              "grid size", (double)bytes / (1 << 30), name, g->name, cudaGetErrorString(err));
+  long off = 0;
+  for (int d = 0; d < g->rank; d++)
+    off += g->pad_lo[d] * g->stride[d];
+  f->origin = (char *)f->mem + (size_t)off * stn_type_size(type);
+}
+
+void stn_cuda_field_zero(stn_field *f)
+{
+  STN_CUDA_CHECK(cudaMemset(f->mem, poison() ? 0xff : 0, f->grid->size * stn_type_size(f->type)));
+}
+
+void stn_cuda_field_write(const stn_field *f, const char *path)
+{
+  size_t bytes = f->grid->size * stn_type_size(f->type);
+  void *host = malloc(bytes);
+  if (!host)
+    stn_fatal("cannot allocate %.2f GiB of host memory to write field '%s'", (double)bytes / (1 << 30), f->name);
+  STN_CUDA_CHECK(cudaMemcpy(host, f->mem, bytes, cudaMemcpyDeviceToHost));
+  stn_field h = *f;
+  h.mem = host;
+  h.origin = (char *)host + ((char *)f->origin - (char *)f->mem);
+  stn_field_write(&h, path);
+  free(host);
+}
+
+void stn_cuda_finish(stn_program *p)
+{
+  const char *field, *path;
+  for (int s = 0; stn_save_request(s, &field, &path); s++)
+    for (int i = 0; i < p->nfields; i++)
+      if (strcmp(p->fields[i]->name, field) == 0)
+        stn_cuda_field_write(p->fields[i], path);
+  for (int i = 0; i < p->nfields; i++) {
+    STN_CUDA_CHECK(cudaFree(p->fields[i]->mem));
+    p->fields[i]->mem = p->fields[i]->origin = NULL;
+  }
+  STN_CUDA_CHECK(cudaFree(scratch));
+  STN_CUDA_CHECK(cudaFree(results));
+  scratch = results = NULL;
+  scratch_n = 0;
+  /* stn_finish's host-side work (the --save list) without freeing fields twice. */
+  p->nfields = 0;
+  stn_finish(p);
+}
+
+double *stn_cuda_scratch(size_t n)
+{
+  if (n > scratch_n) {
+    STN_CUDA_CHECK(cudaFree(scratch));
+    STN_CUDA_CHECK(cudaMalloc(&scratch, n * sizeof(double)));
+    scratch_n = n;
+  }
+  return scratch;
+}
+
+template <int OP> __device__ static double combine_all(const double *part, int n)
+{
+  double v = OP == STN_RED_SUM ? 0.0 : OP == STN_RED_MAX ? -INFINITY : INFINITY;
+  for (int b = threadIdx.x; b < n; b += blockDim.x)
+    v = stn_combine<OP>(v, part[b]);
+  return stn_block_reduce<OP>(v);
+}
+
+/* One block: each thread strides over the partials, then the block
+ * combines; the order depends only on n, never on timing. */
+__global__ static void finish_kernel(const double *partials, int nblocks, int nred, const int *ops, double *out)
+{
+  for (int r = 0; r < nred; r++) {
+    const double *part = partials + (size_t)r * nblocks;
+    double v;
+    switch (ops[r]) {
+    case STN_RED_MAX: v = combine_all<STN_RED_MAX>(part, nblocks); break;
+    case STN_RED_MIN: v = combine_all<STN_RED_MIN>(part, nblocks); break;
+    default: v = combine_all<STN_RED_SUM>(part, nblocks); break;
+    }
+    if (threadIdx.x == 0)
+      out[r] = v;
+  }
+}
+
+void stn_cuda_finish_reduction(double *partials, int nblocks, int nred, const int *ops, double *out)
+{
+  enum { MAXRED = 16 };
+  if (nred > MAXRED)
+    stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, MAXRED);
+  if (!results)
+    STN_CUDA_CHECK(cudaMalloc(&results, (2 * MAXRED) * sizeof(double)));
+  int *dops = (int *)(results + MAXRED);
+  STN_CUDA_CHECK(cudaMemcpy(dops, ops, (size_t)nred * sizeof(int), cudaMemcpyHostToDevice));
+  finish_kernel<<<1, 256>>>(partials, nblocks, nred, dops, results);
+  stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(256));
+  STN_CUDA_CHECK(cudaMemcpy(out, results, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost));
+}
+
+double *stn_cuda_atomic_slots(int nred, const int *ops)
+{
+  double init[16];
+  if (nred > 16)
+    stn_fatal("a kernel has %d reductions; at most 16 are supported on the GPU", nred);
+  for (int r = 0; r < nred; r++)
+    init[r] = ops[r] == STN_RED_SUM ? 0.0 : ops[r] == STN_RED_MAX ? -INFINITY : INFINITY;
+  double *slots = stn_cuda_scratch((size_t)nred);
+  STN_CUDA_CHECK(cudaMemcpy(slots, init, (size_t)nred * sizeof(double), cudaMemcpyHostToDevice));
+  return slots;
+}
+
+void stn_cuda_atomic_results(int nred, double *out)
+{
+  STN_CUDA_CHECK(cudaMemcpy(out, scratch, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost));
+}

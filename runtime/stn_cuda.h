@@ -1,0 +1,86 @@
+/* stn_cuda.h: the CUDA part of the runtime, included by generated .cu
+ * programs (libstn_cuda.a holds the host functions). Fields live on the
+ * device for the whole run: stn_cuda_field_alloc puts a field's storage
+ * (same layout as on the CPU, see stn.h) in device memory; host copies
+ * happen only for file output. Reductions: each block combines its
+ * threads' values (warp shuffle, then shared memory) and writes one
+ * partial; a second, single-block kernel combines the partials in a fixed
+ * order, so results are bit-identical from run to run. */
+#ifndef STN_CUDA_H
+#define STN_CUDA_H
+#include "stn.h"
+#include <cuda_runtime.h>
+
+/* Every CUDA call is checked; a failure says what failed and stops. */
+#define STN_CUDA_CHECK(call) stn_cuda_check((call), #call, __FILE__, __LINE__)
+void stn_cuda_check(cudaError_t err, const char *what, const char *file, int line);
+/* After a launch: reports the kernel's name and launch shape on failure. */
+void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
+
+void stn_cuda_init(stn_program *p);
+void stn_cuda_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g);
+void stn_cuda_field_zero(stn_field *f);
+void stn_cuda_field_write(const stn_field *f, const char *path);
+void stn_cuda_finish(stn_program *p);
+
+/* Scratch for reduction partials: room for n doubles, reused. */
+double *stn_cuda_scratch(size_t n);
+/* Combines nblocks partials per reduction (ops[r]: 0 sum, 1 max, 2 min),
+ * in a fixed order, and copies the nred results to out. */
+void stn_cuda_finish_reduction(double *partials, int nblocks, int nred, const int *ops, double *out);
+
+/* --no-deterministic-reductions: one slot per reduction, combined with
+ * atomics (order, and so the last bits of a sum, vary between runs). */
+double *stn_cuda_atomic_slots(int nred, const int *ops);
+void stn_cuda_atomic_results(int nred, double *out);
+
+enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2 };
+
+template <int OP> __device__ __forceinline__ double stn_combine(double a, double b)
+{
+  return OP == STN_RED_SUM ? a + b : OP == STN_RED_MAX ? (a > b ? a : b) : (a < b ? a : b);
+}
+
+/* The block's combined value, in thread 0. Every thread must call it. */
+template <int OP> __device__ double stn_block_reduce(double v)
+{
+  __shared__ double warp_part[32];
+  const int lane = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) & 31;
+  const int warp = (threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)) >> 5;
+  const int nwarps = (blockDim.x * blockDim.y * blockDim.z + 31) >> 5;
+  for (int d = 16; d > 0; d >>= 1)
+    v = stn_combine<OP>(v, __shfl_down_sync(0xffffffffu, v, d));
+  if (lane == 0)
+    warp_part[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < nwarps ? warp_part[lane] : (OP == STN_RED_SUM ? 0.0 : OP == STN_RED_MAX ? -INFINITY : INFINITY);
+    for (int d = 16; d > 0; d >>= 1)
+      v = stn_combine<OP>(v, __shfl_down_sync(0xffffffffu, v, d));
+  }
+  __syncthreads();
+  return v;
+}
+
+template <int OP> __device__ void stn_atomic_combine(double *slot, double v)
+{
+  if (OP == STN_RED_SUM) {
+    atomicAdd(slot, v);
+    return;
+  }
+  unsigned long long *p = (unsigned long long *)slot, old = *p, seen;
+  do {
+    seen = old;
+    double cur = __longlong_as_double((long long)seen);
+    double want = stn_combine<OP>(cur, v);
+    if (want == cur)
+      return;
+    old = atomicCAS(p, seen, (unsigned long long)__double_as_longlong(want));
+  } while (old != seen);
+}
+
+__device__ __forceinline__ unsigned stn_block_linear(void)
+{
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+#endif
