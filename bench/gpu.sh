@@ -99,24 +99,49 @@ cases() {
 himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|34|127*127*255|2000
 himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|34|255*255*511|300
 diffusion3d|512^3|--N=512 --STEPS=300|8|8|510*510*510|300
-jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=0|24|13|8190*8190|300
+jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=1e-300|24|13|8190*8190|300
 CASES
 }
+# Variants: "default" (the compiler's choice), each strategy, and with
+# TUNE=1 a sweep of block shapes and marching lengths.
+variants() {
+  echo "default||"
+  for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
+  if [ "${TUNE:-0}" = 1 ]; then
+    for blk in 32x4 64x4 128x4 256x1 32x8 128x2 64x8; do
+      echo "naive:$blk|--cuda-strategy=naive --block=$blk|"
+      for m in 4 8 32; do echo "stream:$blk/m$m|--cuda-strategy=stream --block=$blk --march=$m|"; done
+    done
+  fi
+}
+mkdir -p "$T/v"
+n=0
+while IFS='|' read -r ex _; do
+  while IFS='|' read -r name flags _; do
+    n=$((n + 1))
+    echo "build/stencilc --target=cuda $flags --build -o $T/v/$ex.$n examples/$ex.stn >$T/v/$ex.$n.log 2>&1; echo \"$ex|$name|$T/v/$ex.$n\" > $T/v/$ex.$n.id"
+  done < <(variants)
+done < <(cases | cut -d'|' -f1 | sort -u) > "$T/builds"
+xargs -P "$(nproc)" -I{} sh -c {} < "$T/builds"
 say ""
-say "timing (default flags; each number from the program's own timer around its time loop):"
-printf '%-12s %-7s %-7s %-12s %12s %9s %10s %9s %8s\n' example size strategy block "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
+say "timing (default flags; each number from the program's own timer around its time loop, which waits for the device):"
+printf '%-12s %-7s %-22s %-22s %10s %9s %9s %7s %7s\n' example size variant "strategy/block/march" "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
 while IFS='|' read -r ex size args bpp fpp pts iters; do
-  for s in $STRATS; do
-    build/stencilc --target=cuda --cuda-strategy=$s --build -o "$T/$ex.t.$s" examples/$ex.stn >/dev/null 2>&1 || continue
-    block=$(grep -o 'block [0-9x]*' "$T/$ex.t.$s.cu" | tail -1 | cut -d' ' -f2)
+  for id in "$T"/v/"$ex".*.id; do
+    IFS='|' read -r _ name exe < "$id"
+    [ -x "$exe" ] || { say "$ex $name: build failed ($(head -2 "$exe.log"))"; fail=1; continue; }
+    case $ex in himeno) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
+    desc=$(awk -v kn="$kn" 'index($0, "/* kernel " kn " (") == 1 {f = 1}
+      f && /^ \* strategy/ {s = $3; sub(":", "", s)}
+      f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5; print s "/" b m; exit}' "$exe.cu")
     # shellcheck disable=SC2086
-    t=$("$T/$ex.t.$s" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
-    [ -n "$t" ] || { say "$ex $size $s: no time printed"; fail=1; continue; }
-    awk -v ex=$ex -v size=$size -v s=$s -v blk="$block" -v t="$t" -v it="$iters" -v b="$bpp" -v f="$fpp" \
+    t=$("$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
+    [ -n "$t" ] || { say "$ex $size $name: no time printed"; fail=1; continue; }
+    awk -v ex=$ex -v size=$size -v v="$name" -v d="$desc" -v t="$t" -v it="$iters" -v b="$bpp" -v f="$fpp" \
         -v expr="$pts" -v bw="$BW" 'BEGIN {
       n = split(expr, fac, "*"); pts = 1; for (q = 1; q <= n; q++) pts *= fac[q];
       step = t / it; gbs = b * pts / step / 1e9;
-      printf "%-12s %-7s %-7s %-12s %12.4f %9.1f %10.2f %9.0f %7.1f%%\n", ex, size, s, blk, step * 1e3,
+      printf "%-12s %-7s %-22s %-22s %10.4f %9.1f %9.2f %7.0f %6.1f%%\n", ex, size, v, d, step * 1e3,
              f * pts / step / 1e9, pts / step / 1e9, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
   done
 done < <(cases)

@@ -79,6 +79,7 @@ void stn_cuda_field_write(const stn_field *f, const char *path)
 
 void stn_cuda_finish(stn_program *p)
 {
+  stn_cuda_sync();
   const char *field, *path;
   for (int s = 0; stn_save_request(s, &field, &path); s++)
     for (int i = 0; i < p->nfields; i++)
@@ -115,14 +116,17 @@ template <int OP> __device__ static double combine_all(const double *part, int n
   return stn_block_reduce<OP>(v);
 }
 
+enum { MAXRED = 16 };
+typedef struct red_ops { int op[MAXRED]; } red_ops;  /* passed by value: no copy */
+
 /* One block: each thread strides over the partials, then the block
  * combines; the order depends only on n, never on timing. */
-__global__ static void finish_kernel(const double *partials, int nblocks, int nred, const int *ops, double *out)
+__global__ static void finish_kernel(const double *partials, int nblocks, int nred, red_ops ops, double *out)
 {
   for (int r = 0; r < nred; r++) {
     const double *part = partials + (size_t)r * nblocks;
     double v;
-    switch (ops[r]) {
+    switch (ops.op[r]) {
     case STN_RED_MAX: v = combine_all<STN_RED_MAX>(part, nblocks); break;
     case STN_RED_MIN: v = combine_all<STN_RED_MIN>(part, nblocks); break;
     default: v = combine_all<STN_RED_SUM>(part, nblocks); break;
@@ -132,33 +136,117 @@ __global__ static void finish_kernel(const double *partials, int nblocks, int nr
   }
 }
 
-void stn_cuda_finish_reduction(double *partials, int nblocks, int nred, const int *ops, double *out)
+static red_ops ops_of(int nred, const int *ops)
 {
-  enum { MAXRED = 16 };
   if (nred > MAXRED)
     stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, MAXRED);
+  red_ops o;
+  for (int r = 0; r < MAXRED; r++)
+    o.op[r] = r < nred ? ops[r] : STN_RED_SUM;
+  return o;
+}
+
+const double *stn_cuda_finish_reduction_async(double *partials, int nblocks, int nred, const int *ops)
+{
   if (!results)
-    STN_CUDA_CHECK(cudaMalloc(&results, (2 * MAXRED) * sizeof(double)));
-  int *dops = (int *)(results + MAXRED);
-  STN_CUDA_CHECK(cudaMemcpy(dops, ops, (size_t)nred * sizeof(int), cudaMemcpyHostToDevice));
-  finish_kernel<<<1, 256>>>(partials, nblocks, nred, dops, results);
+    STN_CUDA_CHECK(cudaMalloc(&results, MAXRED * sizeof(double)));
+  finish_kernel<<<1, 256>>>(partials, nblocks, nred, ops_of(nred, ops), results);
   stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(256));
-  STN_CUDA_CHECK(cudaMemcpy(out, results, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost));
+  return results;
+}
+
+/* Pending deliveries: pinned slot -> main's variable. */
+typedef struct pending { const double *slot; void *dst; stn_type type; } pending;
+static pending *pend;
+static int npend, cappend;
+
+double *stn_cuda_pinned(int n)
+{
+  double *p;
+  STN_CUDA_CHECK(cudaMallocHost(&p, (size_t)n * sizeof(double)));
+  return p;
+}
+
+static void deliver(const pending *q)
+{
+  if (q->type == STN_INT)
+    *(int *)q->dst = (int)*q->slot;
+  else if (q->type == STN_FLOAT)
+    *(float *)q->dst = (float)*q->slot;
+  else
+    *(double *)q->dst = *q->slot;
+}
+
+void stn_cuda_sync(void)
+{
+  STN_CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < npend; i++)
+    deliver(&pend[i]);
+  npend = 0;
+}
+
+void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type)
+{
+  for (int r = 0; r < nred; r++)
+    if (dst[r]) {
+      pending q = { values + r, dst[r], dst_type[r] };
+      deliver(&q);
+    }
+}
+
+double stn_cuda_time(void)
+{
+  stn_cuda_sync();
+  return stn_time();
+}
+
+void stn_cuda_deliver_async(const double *dev_results, double *pinned, int nred, void *const *dst,
+                            const stn_type *dst_type)
+{
+  /* The slot is reused by the next call of the same kernel: if a delivery
+   * from it to another variable is still pending, make it first. */
+  for (int i = 0; i < npend; i++)
+    for (int r = 0; r < nred; r++)
+      if (pend[i].slot == pinned + r && dst[r] && pend[i].dst != dst[r]) {
+        stn_cuda_sync();
+        goto enqueue;
+      }
+enqueue:
+  STN_CUDA_CHECK(cudaMemcpyAsync(pinned, dev_results, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost, 0));
+  for (int r = 0; r < nred; r++) {
+    if (!dst[r])
+      continue;
+    int i;
+    for (i = 0; i < npend && pend[i].slot != pinned + r; i++)
+      ;
+    if (i == npend) {
+      if (npend == cappend) {
+        cappend = cappend ? 2 * cappend : 16;
+        pend = (pending *)realloc(pend, sizeof *pend * (size_t)cappend);
+        if (!pend)
+          stn_fatal("out of memory");
+      }
+      npend++;
+    }
+    pend[i].slot = pinned + r;
+    pend[i].dst = dst[r];
+    pend[i].type = dst_type[r];
+  }
+}
+
+
+__global__ static void identity_kernel(double *slots, int nred, red_ops ops)
+{
+  int r = threadIdx.x;
+  if (r < nred)
+    slots[r] = ops.op[r] == STN_RED_SUM ? 0.0 : ops.op[r] == STN_RED_MAX ? -INFINITY : INFINITY;
 }
 
 double *stn_cuda_atomic_slots(int nred, const int *ops)
 {
-  double init[16];
-  if (nred > 16)
-    stn_fatal("a kernel has %d reductions; at most 16 are supported on the GPU", nred);
-  for (int r = 0; r < nred; r++)
-    init[r] = ops[r] == STN_RED_SUM ? 0.0 : ops[r] == STN_RED_MAX ? -INFINITY : INFINITY;
   double *slots = stn_cuda_scratch((size_t)nred);
-  STN_CUDA_CHECK(cudaMemcpy(slots, init, (size_t)nred * sizeof(double), cudaMemcpyHostToDevice));
+  identity_kernel<<<1, MAXRED>>>(slots, nred, ops_of(nred, ops));
+  stn_cuda_check_launch("reduction (identities)", dim3(1), dim3(MAXRED));
   return slots;
 }
 
-void stn_cuda_atomic_results(int nred, double *out)
-{
-  STN_CUDA_CHECK(cudaMemcpy(out, scratch, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost));
-}

@@ -25,14 +25,26 @@ void stn_cuda_finish(stn_program *p);
 
 /* Scratch for reduction partials: room for n doubles, reused. */
 double *stn_cuda_scratch(size_t n);
-/* Combines nblocks partials per reduction (ops[r]: 0 sum, 1 max, 2 min),
- * in a fixed order, and copies the nred results to out. */
-void stn_cuda_finish_reduction(double *partials, int nblocks, int nred, const int *ops, double *out);
+
+/* Reductions reach main lazily: the wrapper enqueues the result's copy
+ * into pinned host memory and records where it must go; stn_cuda_sync()
+ * (printed before main reads such a variable) waits for the device and
+ * delivers. A time loop that does not read its residual never waits. */
+double *stn_cuda_pinned(int n);
+void stn_cuda_deliver_async(const double *dev_results, double *pinned, int nred, void *const *dst,
+                            const stn_type *dst_type);
+void stn_cuda_sync(void);
+/* For values already on the host (an empty region's identities). */
+void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type);
+/* Seconds, after the device has finished the work enqueued so far. */
+double stn_cuda_time(void);
+/* Combines nblocks partials per reduction (ops[r]: STN_RED_*) in a fixed
+ * order into device results; returns where they are (no copy). */
+const double *stn_cuda_finish_reduction_async(double *partials, int nblocks, int nred, const int *ops);
 
 /* --no-deterministic-reductions: one slot per reduction, combined with
  * atomics (order, and so the last bits of a sum, vary between runs). */
 double *stn_cuda_atomic_slots(int nred, const int *ops);
-void stn_cuda_atomic_results(int nred, double *out);
 
 enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2 };
 

@@ -180,6 +180,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     .field_zero = "stn_field_zero",
     .field_write = "stn_field_write",
     .finish = "stn_finish",
+    .time_fn = "stn_time",
     .print_kernel = print_kernel,
   };
   cg_print_program(b, p, &t);

@@ -330,11 +330,69 @@ static void print_hblock(Printer *pr, const IrBlock *blk, int depth);
 
 static void host_expr(Printer *pr, int id) { print_expr(pr, id, P_TOP, 0); }
 
+/* Lazy results: variables some kernel call delivers to later. */
+static void mark_lazy(const IrProgram *p, const IrBlock *blk, char *lazy)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_CALL)
+      for (int r = 0; r < s->results.len; r++)
+        if (s->results.data[r] >= 0)
+          lazy[s->results.data[r]] = 1;
+    mark_lazy(p, &s->body, lazy);
+    mark_lazy(p, &s->els, lazy);
+  }
+}
+
+static int reads_lazy(const IrProgram *p, const char *lazy, int id)
+{
+  const IrNode *n = &p->host.data[id];
+  if (n->op == OP_VAR)
+    return lazy[n->ref];
+  for (int a = 0; a < op_info[n->op].nargs; a++)
+    if (reads_lazy(p, lazy, n->arg[a]))
+      return 1;
+  return 0;
+}
+
+static int lazy_reads(Printer *pr, int expr)
+{
+  return pr->target->lazy_results && pr->lazy && expr >= 0 && reads_lazy(pr->p, pr->lazy, expr);
+}
+
+/* Must main wait for pending results before this statement? When it
+ * reads one, or assigns a variable a delivery is pending for. */
+static int needs_sync(Printer *pr, const IrStmt *s)
+{
+  if (!pr->target->lazy_results || !pr->lazy)
+    return 0;
+  switch (s->kind) {
+  case H_ASSIGN: return lazy_reads(pr, s->expr) || pr->lazy[s->var];
+  case H_CALL:
+    for (int i = 0; i < s->args.len; i++)
+      if (lazy_reads(pr, s->args.data[i]))
+        return 1;
+    return 0;
+  case H_FOR: return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2);
+  case H_IF: return lazy_reads(pr, s->expr);
+  case H_PRINT:
+    for (int i = 0; i < s->items.len; i++)
+      if (!s->items.data[i].str && lazy_reads(pr, s->items.data[i].expr))
+        return 1;
+    return 0;
+  default: return 0;
+  }
+}
+
 static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
 {
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
   line_comment(pr, s->span, depth);
+  if (needs_sync(pr, s)) {
+    indent(b, depth);
+    buf_printf(b, "%s();\n", pr->target->sync);
+  }
   indent(b, depth);
   switch (s->kind) {
   case H_ASSIGN:
@@ -344,6 +402,22 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     return;
   case H_CALL: {
     const IrKernel *k = p->kernels.data[s->kernel];
+    if (pr->target->lazy_results) {
+      buf_printf(b, "%s_(", k->name);
+      for (int i = 0; i < s->args.len; i++) {
+        if (i)
+          buf_puts(b, ", ");
+        host_expr(pr, s->args.data[i]);
+      }
+      for (int i = 0; i < k->reds.len; i++) {
+        int v = s->results.data[i];
+        Type vt = v >= 0 ? p->vars.data[v].ty : k->reds.data[i].ty;
+        buf_printf(b, "%s%s%s, %s", i || s->args.len ? ", " : "", v >= 0 ? "&" : "",
+                   v >= 0 ? cname(p, p->vars.data[v].name) : "NULL", stn_type_of(vt));
+      }
+      buf_puts(b, ");\n");
+      return;
+    }
     if (k->reds.len == 1 && s->results.data[0] >= 0)
       buf_printf(b, "%s = ", cname(p, p->vars.data[s->results.data[0]].name));
     else if (k->reds.len == 1)
@@ -386,9 +460,15 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     return;
   }
   case H_WHILE:
-    buf_puts(b, "while (");
-    host_expr(pr, s->expr);
-    buf_puts(b, ") {\n");
+    if (lazy_reads(pr, s->expr)) {
+      buf_printf(b, "while ((%s(), ", pr->target->sync);
+      host_expr(pr, s->expr);
+      buf_puts(b, ")) {\n");
+    } else {
+      buf_puts(b, "while (");
+      host_expr(pr, s->expr);
+      buf_puts(b, ") {\n");
+    }
     print_hblock(pr, &s->body, depth + 1);
     indent(b, depth);
     buf_puts(b, "}\n");
@@ -441,10 +521,10 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
   case H_TIMER:
     buf_puts(b, "{\n");
     indent(b, depth + 1);
-    buf_puts(b, "const double stn_t0 = stn_time();\n");
+    buf_printf(b, "const double stn_t0 = %s();\n", pr->target->time_fn);
     print_hblock(pr, &s->body, depth + 1);
     indent(b, depth + 1);
-    buf_printf(b, "%s = stn_time() - stn_t0;\n", cname(p, p->vars.data[s->var].name));
+    buf_printf(b, "%s = %s() - stn_t0;\n", cname(p, p->vars.data[s->var].name), pr->target->time_fn);
     indent(b, depth);
     buf_puts(b, "}\n");
     return;
@@ -652,6 +732,12 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   for (int i = 0; i < p->vars.len; i++)
     buf_printf(b, "  %s %s = 0;\n", ctype(p->vars.data[i].ty), cname(p, p->vars.data[i].name));
   buf_puts(b, "\n");
+  char *lazy = xrealloc(NULL, (size_t)p->vars.len + 1);
+  for (int i = 0; i < p->vars.len; i++)
+    lazy[i] = 0;
+  mark_lazy(p, &p->main, lazy);
+  pr.lazy = lazy;
   print_hblock(&pr, &p->main, 1);
+  free(lazy);
   buf_printf(b, "\n  %s(&stn_program);\n  return 0;\n}\n", t->finish);
 }

@@ -15,6 +15,7 @@ typedef struct Printer {
   int last_line;
   int device;              /* printing device code: tables are the device copies */
   const struct CgTarget *target;
+  const char *lazy;        /* main: variables that receive results later */
 } Printer;
 
 enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
@@ -46,6 +47,9 @@ typedef struct CgTarget {
   const char *field_write;
   const char *finish;
   const char *after_init;     /* extra statement after stn_init, or NULL */
+  const char *time_fn;        /* the clock timers read ("stn_time") */
+  const char *sync;           /* lazy_results: the call that delivers them */
+  int lazy_results;           /* kernels deliver reductions through pointers, later */
   void (*print_tables)(Buf *b, const IrProgram *p);   /* device copies, or NULL */
   void (*print_kernel)(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts);
   const void *opts;

@@ -39,16 +39,15 @@ static void print_point(Buf *b, const IrKernel *k)
 {
   int r = k->rank;
   const char *last = index_name(r - 1);
-  buf_printf(b, "  const long %s = %s_lo_ + (long)blockIdx.x * blockDim.x + threadIdx.x;\n", last, last);
+  buf_printf(b, "  const I %s = (I)%s_lo_ + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
   if (r == 3)
-    buf_printf(b, "  const long j = j_lo_ + (long)blockIdx.y * blockDim.y + threadIdx.y;\n");
+    buf_printf(b, "  const I j = (I)j_lo_ + (I)(blockIdx.y * blockDim.y + threadIdx.y);\n");
   if (k->gpu == GPU_STREAM) {
     const char *by = r == 3 ? "blockIdx.z" : "blockIdx.y";
-    buf_printf(b, "  const long i_first_ = i_lo_ + (long)%s * march_;\n", by);
-    buf_printf(b, "  const long i_end_ = i_first_ + march_ < i_hi_ ? i_first_ + march_ : i_hi_;\n");
+    buf_printf(b, "  const I i_first_ = (I)i_lo_ + (I)%s * (I)march_;\n", by);
+    buf_printf(b, "  const I i_end_ = i_first_ + (I)march_ < (I)i_hi_ ? i_first_ + (I)march_ : (I)i_hi_;\n");
   } else if (r >= 2) {
-    buf_printf(b, "  const long i = i_lo_ + (long)%s%s;\n", r == 3 ? "blockIdx.z" : "blockIdx.y * blockDim.y + threadIdx.y",
-               "");
+    buf_printf(b, "  const I i = (I)i_lo_ + (I)(%s);\n", r == 3 ? "blockIdx.z" : "blockIdx.y * blockDim.y + threadIdx.y");
   }
 }
 
@@ -68,7 +67,7 @@ static void print_body(Printer *pr, int depth)
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
   indent(b, depth);
-  buf_puts(b, "const long c_ = ");
+  buf_puts(b, "const I c_ = ");
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
@@ -102,6 +101,28 @@ static void print_body(Printer *pr, int depth)
   }
 }
 
+static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, Printer *hpr,
+                              const char *gname)
+{
+  buf_puts(b, gname);
+  for (int f = 0; f < p->fields.len; f++)
+    if (reads_field(k, f) || stores_field(k, f))
+      buf_printf(b, ", (%s%s *)%s_.origin", stores_field(k, f) ? "" : "const ", ctype(p->fields.data[f].ty),
+                 p->fields.data[f].name);
+  if (k->reds.len)
+    buf_puts(b, ", stn_part");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+  if (k->gpu == GPU_STREAM)
+    buf_printf(b, ", %dL", k->march);
+  for (int i = 0; i < k->nodes.len; i++)
+    if (passed(k, use_level, i)) {
+      buf_puts(b, ", ");
+      print_expr(hpr, i, P_TOP, 0);
+    }
+  buf_puts(b, ");\n");
+}
+
 static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
 {
   const IrGrid *g = &p->grids.data[k->grid];
@@ -130,7 +151,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->gpu == GPU_STREAM)
     buf_printf(b, ", marching %d planes along i", k->march);
   buf_puts(b, " */\n");
-  buf_printf(b, "__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", nthreads, k->name, gname);
+  /* I: the index type, int when the grid's allocation has fewer than 2^31
+   * elements (cheaper address arithmetic), long otherwise. */
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", nthreads, k->name, gname);
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
     if (r || w)
@@ -148,7 +171,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
       buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), dnames[i]);
   buf_puts(b, ")\n{\n");
   for (int d = 0; d < k->rank - 1; d++)
-    buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
+    buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
     buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
@@ -164,7 +187,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   print_inside(b, k);
   buf_puts(b, ") {\n");
   if (k->gpu == GPU_STREAM) {
-    buf_puts(b, "    for (long i = i_first_; i < i_end_; i++) {\n");
+    buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
     print_body(&pr, 3);
     buf_puts(b, "    }\n");
   } else {
@@ -183,14 +206,16 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, "}\n\n");
 
   /* ---- the host wrapper ---- */
-  const char *ret = k->reds.len == 1 ? ctype(k->reds.data[0].ty) : "void";
-  buf_printf(b, "static %s %s_(", ret, k->name);
+  /* Reductions go to main's variables through pointers (NULL: dropped),
+   * delivered when main next needs them (stn_cuda_sync). The variable's
+   * type is the reduction's unless main converts: pass it along. */
+  buf_printf(b, "static void %s_(", k->name);
   for (int i = 0; i < k->args.len; i++)
     buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
-  if (k->reds.len > 1)
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s *%s_out_", i || k->args.len ? ", " : "", ctype(k->reds.data[i].ty), k->reds.data[i].name);
-  if (!k->args.len && k->reds.len <= 1)
+  for (int i = 0; i < k->reds.len; i++)
+    buf_printf(b, "%svoid *%s_out_, stn_type %s_type_", i || k->args.len ? ", " : "", k->reds.data[i].name,
+               k->reds.data[i].name);
+  if (!k->args.len && !k->reds.len)
     buf_puts(b, "void");
   buf_puts(b, ")\n{\n");
   Printer hpr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names };
@@ -233,11 +258,19 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
       buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
   }
   if (k->reds.len) {
-    buf_puts(b, "  const size_t nblocks_ = (size_t)grid.x * grid.y * grid.z;\n");
+    if (!k->gpu_atomic)
+      buf_puts(b, "  const size_t nblocks_ = (size_t)grid.x * grid.y * grid.z;\n");
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < k->reds.len; i++)
       buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
-    buf_printf(b, "};\n  double out_[%d];\n", k->reds.len);
+    buf_printf(b, "};\n  static double *pinned_;\n  if (!pinned_)\n    pinned_ = stn_cuda_pinned(%d);\n", k->reds.len);
+    buf_puts(b, "  void *const dst_[] = {");
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
+    buf_puts(b, "};\n  const stn_type dst_type_[] = {");
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
+    buf_puts(b, "};\n");
   }
   buf_puts(b, "  if (");
   for (int d = 0; d < r; d++)
@@ -247,45 +280,28 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "    double *stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
   else if (k->reds.len)
     buf_printf(b, "    double *stn_part = stn_cuda_scratch(%d * nblocks_);\n", k->reds.len);
-  buf_printf(b, "    %s_kernel_<<<grid, block>>>(%s", k->name, gname);
-  for (int f = 0; f < p->fields.len; f++)
-    if (reads_field(k, f) || stores_field(k, f))
-      buf_printf(b, ", (%s%s *)%s_.origin", stores_field(k, f) ? "" : "const ", ctype(p->fields.data[f].ty),
-                 p->fields.data[f].name);
-  if (k->reds.len)
-    buf_puts(b, ", stn_part");
-  for (int d = 0; d < r; d++)
-    buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
-  if (k->gpu == GPU_STREAM)
-    buf_printf(b, ", %dL", k->march);
-  for (int i = 0; i < k->nodes.len; i++)
-    if (passed(k, use_level, i)) {
-      buf_puts(b, ", ");
-      print_expr(&hpr, i, P_TOP, 0);
-    }
-  buf_puts(b, ");\n");
+  buf_printf(b, "    if (%s.size < 2147483647u)\n      %s_kernel_<int><<<grid, block>>>(", gname, k->name);
+  print_launch_args(b, p, k, use_level, &hpr, gname);
+  buf_printf(b, "    else\n      %s_kernel_<long><<<grid, block>>>(", k->name);
+  print_launch_args(b, p, k, use_level, &hpr, gname);
   buf_printf(b, "    stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
   if (k->reds.len && k->gpu_atomic)
-    buf_printf(b, "    stn_cuda_atomic_results(%d, out_);\n", k->reds.len);
+    buf_printf(b, "    stn_cuda_deliver_async(stn_part, pinned_, %d, dst_, dst_type_);\n", k->reds.len);
   else if (k->reds.len)
-    buf_printf(b, "    stn_cuda_finish_reduction(stn_part, (int)nblocks_, %d, ops_, out_);\n", k->reds.len);
+    buf_printf(b, "    stn_cuda_deliver_async(stn_cuda_finish_reduction_async(stn_part, (int)nblocks_, %d, ops_), pinned_, %d, "
+               "dst_, dst_type_);\n", k->reds.len, k->reds.len);
   buf_puts(b, "  }");
   if (k->reds.len) {
-    buf_puts(b, " else {\n");
+    /* An empty region: the identities, delivered at once. */
+    buf_puts(b, " else {\n    stn_cuda_sync();\n");
     for (int i = 0; i < k->reds.len; i++) {
-      buf_printf(b, "    out_[%d] = ", i);
+      buf_printf(b, "    pinned_[%d] = ", i);
       print_number(b, TY_DOUBLE, k->reds.data[i].op == RED_SUM ? 0 : k->reds.data[i].op == RED_MAX ? -INFINITY : INFINITY);
       buf_puts(b, ";\n");
     }
-    buf_puts(b, "  }");
+    buf_printf(b, "    stn_cuda_deliver_now(pinned_, %d, dst_, dst_type_);\n  }", k->reds.len);
   }
-  buf_puts(b, "\n");
-  if (k->reds.len == 1)
-    buf_printf(b, "  return (%s)out_[0];\n", ctype(k->reds.data[0].ty));
-  else
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "  *%s_out_ = (%s)out_[%d];\n", k->reds.data[i].name, ctype(k->reds.data[i].ty), i);
-  buf_puts(b, "}\n\n");
+  buf_puts(b, "\n}\n\n");
   free(use_level);
   free(names);
   free(dnames);
@@ -315,6 +331,9 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .field_write = "stn_cuda_field_write",
     .finish = "stn_cuda_finish",
     .after_init = "stn_cuda_init(&stn_program);",
+    .time_fn = "stn_cuda_time",
+    .sync = "stn_cuda_sync",
+    .lazy_results = 1,
     .print_tables = print_tables,
     .print_kernel = print_kernel,
   };
