@@ -119,10 +119,13 @@ n=0
 while IFS='|' read -r ex _; do
   while IFS='|' read -r name flags _; do
     n=$((n + 1))
-    echo "build/stencilc --target=cuda $flags --build -o $T/v/$ex.$n examples/$ex.stn >$T/v/$ex.$n.log 2>&1; echo \"$ex|$name|$T/v/$ex.$n\" > $T/v/$ex.$n.id"
+    printf '%s|%s|%s\n' "$ex" "$name" "$T/v/$ex.$n" > "$T/v/$ex.$n.id"
+    # One script per build, run many at once (nvcc is slow, cores are many).
+    printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' \
+      "$flags" "$T/v/$ex.$n" "$ex" "$T/v/$ex.$n" > "$T/v/$ex.$n.sh"
   done < <(variants)
-done < <(cases | cut -d'|' -f1 | sort -u) > "$T/builds"
-xargs -P "$(nproc)" -I{} sh -c {} < "$T/builds"
+done < <(cases | cut -d'|' -f1 | sort -u)
+find "$T/v" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
 say ""
 say "timing (default flags; each number from the program's own timer around its time loop, which waits for the device):"
 printf '%-12s %-7s %-22s %-22s %10s %9s %9s %7s %7s\n' example size variant "strategy/block/march" "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
