@@ -98,6 +98,7 @@ cases() {
   cat <<'CASES'
 himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|34|127*127*255|2000
 himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|34|255*255*511|300
+bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|32|255*255*511|300
 diffusion3d|512^3|--N=512 --STEPS=300|8|8|510*510*510|300
 jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=1e-300|24|13|8190*8190|300
 CASES
@@ -106,6 +107,7 @@ CASES
 # TUNE=1 a sweep of block shapes and marching lengths.
 variants() {
   echo "default||"
+  echo "atomic-red|--no-deterministic-reductions|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
   if [ "${TUNE:-0}" = 1 ]; then
     for blk in 32x4 64x4 128x4 256x1 32x8 128x2 64x8; do
@@ -119,10 +121,13 @@ n=0
 while IFS='|' read -r ex _; do
   while IFS='|' read -r name flags _; do
     n=$((n + 1))
-    printf '%s|%s|%s\n' "$ex" "$name" "$T/v/$ex.$n" > "$T/v/$ex.$n.id"
+    id=$(basename "$ex").$n
+    src=examples/$ex.stn
+    [ -f "$src" ] || src=$ex.stn
+    printf '%s|%s|%s\n' "$ex" "$name" "$T/v/$id" > "$T/v/$id.id"
     # One script per build, run many at once (nvcc is slow, cores are many).
-    printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' \
-      "$flags" "$T/v/$ex.$n" "$ex" "$T/v/$ex.$n" > "$T/v/$ex.$n.sh"
+    printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' \
+      "$flags" "$T/v/$id" "$src" "$T/v/$id" > "$T/v/$id.sh"
   done < <(variants)
 done < <(cases | cut -d'|' -f1 | sort -u)
 find "$T/v" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
@@ -130,10 +135,10 @@ say ""
 say "timing (default flags; each number from the program's own timer around its time loop, which waits for the device):"
 printf '%-12s %-7s %-22s %-22s %10s %9s %9s %7s %7s\n' example size variant "strategy/block/march" "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
 while IFS='|' read -r ex size args bpp fpp pts iters; do
-  for id in "$T"/v/"$ex".*.id; do
+  for id in "$T"/v/"$(basename "$ex")".*.id; do
     IFS='|' read -r _ name exe < "$id"
     [ -x "$exe" ] || { say "$ex $name: build failed ($(head -2 "$exe.log"))"; fail=1; continue; }
-    case $ex in himeno) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
+    case $ex in *himeno*) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
     desc=$(awk -v kn="$kn" 'index($0, "/* kernel " kn " (") == 1 {f = 1}
       f && /^ \* strategy/ {s = $3; sub(":", "", s)}
       f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5; print s "/" b m; exit}' "$exe.cu")

@@ -39,7 +39,9 @@ static void print_point(Buf *b, const IrKernel *k)
 {
   int r = k->rank;
   const char *last = index_name(r - 1);
-  buf_printf(b, "  const I %s = (I)%s_lo_ + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
+  /* Warps start on a 32-element boundary, so that each warp's loads
+   * cover whole 128-byte lines; threads before the region idle. */
+  buf_printf(b, "  const I %s = (I)(%s_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
   if (r == 3)
     buf_printf(b, "  const I j = (I)j_lo_ + (I)(blockIdx.y * blockDim.y + threadIdx.y);\n");
   if (k->gpu == GPU_STREAM) {
@@ -54,7 +56,7 @@ static void print_point(Buf *b, const IrKernel *k)
 static void print_inside(Buf *b, const IrKernel *k)
 {
   int r = k->rank;
-  buf_printf(b, "%s < %s_hi_", index_name(r - 1), index_name(r - 1));
+  buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_", index_name(r - 1), index_name(r - 1), index_name(r - 1), index_name(r - 1));
   if (r == 3)
     buf_puts(b, " && j < j_hi_");
   if (r >= 2 && k->gpu != GPU_STREAM)
@@ -241,11 +243,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   const char *last = index_name(r - 1);
   if (k->gpu == GPU_STREAM && r == 2) {
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", nthreads);
-    buf_printf(b, "  const dim3 grid((unsigned)((j_hi_ - j_lo_ + %d) / %d), (unsigned)((i_hi_ - i_lo_ + %d) / %d), 1);\n",
+    buf_printf(b, "  const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + %d) / %d), (unsigned)((i_hi_ - i_lo_ + %d) / %d), 1);\n",
                nthreads - 1, nthreads, k->march - 1, k->march);
   } else {
     buf_printf(b, "  const dim3 block(%d, %d, 1);\n", k->block[0], r >= 2 ? k->block[1] : 1);
-    buf_printf(b, "  const dim3 grid((unsigned)((%s_hi_ - %s_lo_ + %d) / %d)", last, last, k->block[0] - 1, k->block[0]);
+    buf_printf(b, "  const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + %d) / %d)", last, last, k->block[0] - 1, k->block[0]);
     if (r == 3)
       buf_printf(b, ", (unsigned)((j_hi_ - j_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
     else if (r == 2)

@@ -1,27 +1,39 @@
 /* gpu.c: how each kernel runs on a GPU (--target=cuda); the CUDA printer
  * only prints this decision.
  *
- * Heuristic (docs/cuda.md): a kernel of rank 2 or 3 that reads neighbours
- * along dimension 0 streams: a 2-D thread block covers the fastest
- * dimensions and marches along dimension 0, so each plane it loads is
- * reused from registers and L1 for the next planes instead of being
- * fetched again by another block. Everything else (rank 1, or no reuse
- * along dimension 0) runs one thread per point. --cuda-strategy forces one.
+ * Heuristic, from the block/march sweep of bench/gpu.sh on an H100
+ * (docs/benchmarks.md, 2026-11-22): streaming pays when the loads it can
+ * reuse along dimension 0 outnumber the fields the kernel reads
+ * (diffusion3d: 2 neighbour loads along i for 1 field, stream 72% vs naive
+ * 67% of copy bandwidth; jacobi2d: 2 for 2, 86% vs 67%). Himeno reads 13
+ * fields and could reuse only p's planes: naive wins (81% vs 76%). Rank 1
+ * has nothing to march over. --cuda-strategy forces one.
  *
- * Block shapes: 64 threads along the contiguous dimension (two 128-byte
- * lines of floats per warp pair, coalesced) times 4 rows; 256 threads for
- * rank 1. Marching length: 16 planes, so a block's halo planes (2 of 18
- * for radius 1) cost 11% extra reads from L2 and the grid still has enough
- * blocks to fill the GPU at the examples' sizes. --block and --march
- * override; the run-time autotuner (issue 3) will replace these defaults. */
+ * Block shapes and marching lengths are the sweep's best: naive 3-D 128x4,
+ * naive 2-D 64x8 (for symmetry with 3-D; 2-D kernels stream), stream 3-D
+ * 128x2 marching 4 planes, stream 2-D 512 threads marching 4 rows; 256
+ * threads for rank 1. --block and --march override. */
 #include "passes/passes.h"
+#include <stdlib.h>
 
-static int reads_along_dim0(const IrKernel *k)
+/* Loads at a nonzero offset along dimension 0 (what marching reuses),
+ * against the number of fields read. */
+static int stream_pays(const IrKernel *k, int nfields)
 {
+  int along = 0;
+  char *read = xrealloc(NULL, (size_t)nfields + 1);
+  for (int f = 0; f < nfields; f++)
+    read[f] = 0;
   for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].off[0] != 0)
-      return 1;
-  return 0;
+    if (k->nodes.data[i].op == OP_LOAD) {
+      read[k->nodes.data[i].ref] = 1;
+      along += k->nodes.data[i].off[0] != 0;
+    }
+  int fields = 0;
+  for (int f = 0; f < nfields; f++)
+    fields += read[f];
+  free(read);
+  return along > 0 && along >= fields;
 }
 
 void pass_gpu(IrProgram *p, const PassOptions *o)
@@ -40,16 +52,19 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     } else if (o->cuda_strategy && streq(o->cuda_strategy, "stream")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: a 1-D kernel has no plane to march over (--cuda-strategy=stream ignored)";
-    } else if (k->rank >= 2 && reads_along_dim0(k)) {
+    } else if (k->rank >= 2 && stream_pays(k, p->fields.len)) {
       k->gpu = GPU_STREAM;
-      k->gpu_why = "stream: it reads neighbours along dimension 0, which marching reuses on chip";
+      k->gpu_why = "stream: its neighbour reads along dimension 0 outnumber its fields, and marching reuses them";
     } else {
       k->gpu = GPU_NAIVE;
-      k->gpu_why = k->rank == 1 ? "naive: 1-D" : "naive: no neighbour reads along dimension 0 to reuse";
+      k->gpu_why = k->rank == 1 ? "naive: 1-D" : "naive: too few neighbour reads along dimension 0 per field to pay for marching";
     }
-    k->block[0] = o->block[0] ? o->block[0] : (k->rank == 1 ? 256 : 64);
-    k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : 4) : 1;
+    int stream = k->gpu == GPU_STREAM;
+    int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128) : (k->rank == 2 ? 64 : 128);
+    int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : 4);
+    k->block[0] = o->block[0] ? o->block[0] : def_x;
+    k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
-    k->march = k->gpu == GPU_STREAM ? (o->march ? o->march : 16) : 1;
+    k->march = stream ? (o->march ? o->march : 4) : 1;
   }
 }
