@@ -36,7 +36,7 @@ BW=$("$T/copybw" 2>>"$LOG/gpu.log") || { echo "gpu.sh: copybw failed"; exit 2; }
 say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu   nvcc: $(nvcc --version | tail -1)"
 say "copy bandwidth (read + write, best of cudaMemcpy and a float4 kernel): $BW GB/s"
 
-STRATS="naive stream"
+STRATS="naive stream smem"
 # example | small args | fields to compare (name:type) | printed values to compare
 small() {
   case $1 in

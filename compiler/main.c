@@ -43,7 +43,7 @@ static const OptDef optdefs[] = {
   { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
-  { "--cuda-strategy", VALUE, "naive|stream", "CUDA: force a strategy for every kernel (default: chosen per kernel, see --emit=ir)" },
+  { "--cuda-strategy", VALUE, "naive|smem|stream", "CUDA: force a strategy for every kernel (default: chosen per kernel, see --emit=ir)" },
   { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default 64x4; 256 for 1-D)" },
   { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default 16)" },
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
@@ -175,8 +175,9 @@ static void parse_options(Options *o, int argc, char **argv)
     o->pass.target = TARGET_CUDA;
   else
     bad_usage("unknown target '%s' (choose c, openmp or cuda)", o->target);
-  if (o->pass.cuda_strategy && !streq(o->pass.cuda_strategy, "naive") && !streq(o->pass.cuda_strategy, "stream"))
-    bad_usage("unknown CUDA strategy '%s' (choose naive or stream)", o->pass.cuda_strategy);
+  if (o->pass.cuda_strategy && !streq(o->pass.cuda_strategy, "naive") && !streq(o->pass.cuda_strategy, "stream") &&
+      !streq(o->pass.cuda_strategy, "smem"))
+    bad_usage("unknown CUDA strategy '%s' (choose naive, smem or stream)", o->pass.cuda_strategy);
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast"))
     bad_usage("unknown --emit kind '%s' (choose c, ir or ast)", o->emit);
   if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {

@@ -156,6 +156,14 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
   case OP_EXTENT: buf_printf(b, "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm); return;
   case OP_VAR: buf_puts(b, cname(p, p->vars.data[n->ref].name)); return;
   case OP_LOAD:
+    if (pr->staged && n->ref == pr->staged_field) {
+      /* sm_[plane slot][row * tile width + column], the tile's origin at
+       * (-rj, -rk) from the block's first point. */
+      int di = n->off[0], dj = n->off[1], dk = n->off[2];
+      buf_printf(b, "sm_[sl_%c%d_][(threadIdx.y + %d) * %d + threadIdx.x + %d]", di < 0 ? 'm' : 'p', abs(di),
+                 pr->staged_rj + dj, pr->staged_tw, pr->staged_rk + dk);
+      return;
+    }
     buf_printf(b, "%s[", cname(p, p->fields.data[n->ref].name));
     print_offset_index(pr, n);
     buf_puts(b, "]");

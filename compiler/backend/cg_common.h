@@ -16,6 +16,9 @@ typedef struct Printer {
   int device;              /* printing device code: tables are the device copies */
   const struct CgTarget *target;
   const char *lazy;        /* main: variables that receive results later */
+  /* CUDA smem strategy: loads of this field read the staged tile. */
+  int staged;              /* 1 when the fields below apply */
+  int staged_field, staged_tw, staged_rj, staged_rk;
 } Printer;
 
 enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,

@@ -44,7 +44,7 @@ static void print_point(Buf *b, const IrKernel *k)
   buf_printf(b, "  const I %s = (I)(%s_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
   if (r == 3)
     buf_printf(b, "  const I j = (I)j_lo_ + (I)(blockIdx.y * blockDim.y + threadIdx.y);\n");
-  if (k->gpu == GPU_STREAM) {
+  if (k->gpu == GPU_STREAM || k->gpu == GPU_SMEM) {
     const char *by = r == 3 ? "blockIdx.z" : "blockIdx.y";
     buf_printf(b, "  const I i_first_ = (I)i_lo_ + (I)%s * (I)march_;\n", by);
     buf_printf(b, "  const I i_end_ = i_first_ + (I)march_ < (I)i_hi_ ? i_first_ + (I)march_ : (I)i_hi_;\n");
@@ -59,7 +59,7 @@ static void print_inside(Buf *b, const IrKernel *k)
   buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_", index_name(r - 1), index_name(r - 1), index_name(r - 1), index_name(r - 1));
   if (r == 3)
     buf_puts(b, " && j < j_hi_");
-  if (r >= 2 && k->gpu != GPU_STREAM)
+  if (r >= 2 && k->gpu == GPU_NAIVE)
     buf_puts(b, " && i < i_hi_");
 }
 
@@ -115,7 +115,7 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
     buf_puts(b, ", stn_part");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
-  if (k->gpu == GPU_STREAM)
+  if (k->gpu != GPU_NAIVE)
     buf_printf(b, ", %dL", k->march);
   for (int i = 0; i < k->nodes.len; i++)
     if (passed(k, use_level, i)) {
@@ -123,6 +123,70 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
       print_expr(hpr, i, P_TOP, 0);
     }
   buf_puts(b, ");\n");
+}
+
+/* The smem strategy: the block marches along i; before each plane it
+ * stages plane i + ri of the chosen field (its tile plus halo) into a
+ * rolling buffer of 2ri+1 planes, then every thread computes its point
+ * reading that field from shared memory. All threads stage and wait,
+ * including those whose point is outside the region. */
+static void print_stage(Buf *b, const IrProgram *p, const IrKernel *k, const char *plane, int tw, int th, int depth)
+{
+  const IrField *f = &p->fields.data[k->smem_field];
+  int np = 2 * k->smem_r[0] + 1;
+  indent(b, depth);
+  buf_printf(b, "{ /* stage plane %s of %s */\n", plane, f->name);
+  indent(b, depth + 1);
+  buf_printf(b, "const I pl_ = %s;\n", plane);
+  indent(b, depth + 1);
+  buf_printf(b, "%s *dst_ = sm_[(int)(((pl_ %% %d) + %d) %% %d)];\n", ctype(f->ty), np, np, np);
+  indent(b, depth + 1);
+  buf_printf(b, "for (int e_ = tid_; e_ < %d; e_ += nt_) {\n", tw * th);
+  indent(b, depth + 2);
+  buf_printf(b, "const I gj_ = jb_ - %d + e_ / %d, gk_ = kb_ - %d + e_ %% %d;\n", k->smem_r[1], tw, k->smem_r[2], tw);
+  indent(b, depth + 2);
+  buf_printf(b, "dst_[e_] = gj_ >= -(I)G.halo_lo[1] && gj_ < (I)(G.n[1] + G.halo_hi[1]) && gk_ >= -(I)G.pad_lo[2] && "
+                "gk_ < (I)(G.alloc[2] - G.pad_lo[2])\n");
+  indent(b, depth + 4);
+  buf_printf(b, "? %s[pl_ * s0_ + gj_ * s1_ + gk_] : (%s)0;\n", cname(p, f->name), ctype(f->ty));
+  indent(b, depth + 1);
+  buf_puts(b, "}\n");
+  indent(b, depth);
+  buf_puts(b, "}\n");
+}
+
+static void print_smem_body(Buf *b, const IrProgram *p, const IrKernel *k, Printer *pr)
+{
+  const IrField *f = &p->fields.data[k->smem_field];
+  int ri = k->smem_r[0], rj = k->smem_r[1], rk = k->smem_r[2];
+  int tw = k->block[0] + 2 * rk, th = k->block[1] + 2 * rj, np = 2 * ri + 1;
+  buf_printf(b, "  __shared__ %s sm_[%d][%d];  /* %d planes of a %dx%d tile of %s */\n", ctype(f->ty), np, tw * th, np,
+             th, tw, f->name);
+  buf_puts(b, "  const int tid_ = threadIdx.y * blockDim.x + threadIdx.x, nt_ = blockDim.x * blockDim.y;\n");
+  buf_puts(b, "  const I kb_ = (I)(k_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x), jb_ = (I)j_lo_ + (I)(blockIdx.y * blockDim.y);\n");
+  buf_puts(b, "  const bool in_ = ");
+  buf_printf(b, "k >= k_lo_ && k < k_hi_ && j < j_hi_;\n");
+  char plane[64];
+  if (ri > 0) {
+    buf_printf(b, "  for (I d_ = -%d; d_ < %d; d_++)\n", ri, ri);
+    print_stage(b, p, k, "i_first_ + d_", tw, th, 2);
+  }
+  buf_puts(b, "  for (I i = i_first_; i < i_end_; i++) {\n");
+  snprintf(plane, sizeof plane, "i + %d", ri);
+  print_stage(b, p, k, plane, tw, th, 2);
+  buf_puts(b, "    __syncthreads();\n");
+  buf_printf(b, "    const int sl0_ = (int)(((i %% %d) + %d) %% %d);\n", np, np, np);
+  for (int d = -ri; d <= ri; d++)
+    buf_printf(b, "    const int sl_%c%d_ = (sl0_ + %d) %% %d;\n", d < 0 ? 'm' : 'p', abs(d), d + np, np);
+  buf_puts(b, "    if (in_) {\n");
+  pr->staged = 1;
+  pr->staged_field = k->smem_field;
+  pr->staged_tw = tw;
+  pr->staged_rj = rj;
+  pr->staged_rk = rk;
+  print_body(pr, 3);
+  pr->staged = 0;
+  buf_puts(b, "    }\n    __syncthreads();\n  }\n");
 }
 
 static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
@@ -150,8 +214,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_printf(b, "; %d flops, %d bytes per point\n * strategy %s\n * block %dx%d", k->flops,
              k->bytes_read + k->bytes_written, k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
              k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
-  if (k->gpu == GPU_STREAM)
+  if (k->gpu != GPU_NAIVE)
     buf_printf(b, ", marching %d planes along i", k->march);
+  if (k->gpu == GPU_SMEM)
+    buf_printf(b, ", field %s staged in shared memory (reach %d:%d:%d)", p->fields.data[k->smem_field].name,
+               k->smem_r[0], k->smem_r[1], k->smem_r[2]);
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
@@ -166,7 +233,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_puts(b, ", double *__restrict__ stn_part");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-  if (k->gpu == GPU_STREAM)
+  if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", long march_");
   for (int i = 0; i < k->nodes.len; i++)
     if (passed(k, use_level, i))
@@ -185,6 +252,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   print_point(b, k);
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
+  if (k->gpu == GPU_SMEM) {
+    print_smem_body(b, p, k, &pr);
+  } else {
   buf_puts(b, "  if (");
   print_inside(b, k);
   buf_puts(b, ") {\n");
@@ -196,6 +266,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     print_body(&pr, 2);
   }
   buf_puts(b, "  }\n");
+  }
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
     buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
@@ -252,7 +323,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
       buf_printf(b, ", (unsigned)((j_hi_ - j_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
     else if (r == 2)
       buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
-    if (r == 3 && k->gpu == GPU_STREAM)
+    if (r == 3 && k->gpu != GPU_NAIVE)
       buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d));\n", k->march - 1, k->march);
     else if (r == 3)
       buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");

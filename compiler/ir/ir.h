@@ -60,8 +60,11 @@ typedef struct IrRed { const char *name; RedOp op; Type ty; } IrRed;
 /* How a kernel runs on a GPU (decided by passes/gpu.c):
  *   NAIVE  one thread per point;
  *   STREAM a 2-D block over the two fastest dimensions marching along
- *          dimension 0, so the planes it reads again stay on chip. */
-typedef enum GpuStrategy { GPU_NONE, GPU_NAIVE, GPU_STREAM } GpuStrategy;
+ *          dimension 0, so the planes it reads again stay on chip;
+ *   SMEM   STREAM, with the planes of the most-read field staged in shared
+ *          memory (tile plus halo, a rolling buffer of 2r+1 planes), so
+ *          each of its values is loaded once per block, not once per use. */
+typedef enum GpuStrategy { GPU_NONE, GPU_NAIVE, GPU_STREAM, GPU_SMEM } GpuStrategy;
 typedef struct IrArg { const char *name; Type ty; } IrArg;
 
 typedef struct IrKernel {
@@ -86,6 +89,8 @@ typedef struct IrKernel {
   int march;               /* GPU_STREAM: planes of dimension 0 per block */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   const char *gpu_why;     /* one line: why this strategy */
+  int smem_field;          /* GPU_SMEM: the staged field */
+  int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
 } IrKernel;
 
 typedef struct IrParam { const char *name; Type ty; double def; Span span; } IrParam;

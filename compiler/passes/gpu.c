@@ -46,6 +46,12 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     if (o->cuda_strategy && streq(o->cuda_strategy, "naive")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: chosen with --cuda-strategy";
+    } else if (o->cuda_strategy && streq(o->cuda_strategy, "smem") && k->rank == 3) {
+      k->gpu = GPU_SMEM;
+      k->gpu_why = "smem: chosen with --cuda-strategy";
+    } else if (o->cuda_strategy && streq(o->cuda_strategy, "smem")) {
+      k->gpu = k->rank == 2 ? GPU_STREAM : GPU_NAIVE;
+      k->gpu_why = "smem is for 3-D kernels; this one streams or runs naive (--cuda-strategy=smem ignored)";
     } else if (o->cuda_strategy && streq(o->cuda_strategy, "stream") && k->rank >= 2) {
       k->gpu = GPU_STREAM;
       k->gpu_why = "stream: chosen with --cuda-strategy";
@@ -59,7 +65,30 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       k->gpu = GPU_NAIVE;
       k->gpu_why = k->rank == 1 ? "naive: 1-D" : "naive: too few neighbour reads along dimension 0 per field to pay for marching";
     }
-    int stream = k->gpu == GPU_STREAM;
+    if (k->gpu == GPU_SMEM) {
+      /* Stage the field with the most loads; its reach sizes the halo. */
+      int best = -1, bestn = 0;
+      for (int f = 0; f < p->fields.len; f++) {
+        int n = 0;
+        for (int j = 0; j < k->nodes.len; j++)
+          n += k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == f;
+        if (n > bestn)
+          best = f, bestn = n;
+      }
+      k->smem_field = best;
+      for (int d = 0; d < MAX_RANK; d++)
+        k->smem_r[d] = 0;
+      for (int j = 0; j < k->nodes.len; j++)
+        if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == best)
+          for (int d = 0; d < k->rank; d++) {
+            int a = abs(k->nodes.data[j].off[d]);
+            if (a > k->smem_r[d])
+              k->smem_r[d] = a;
+          }
+      if (best < 0)
+        k->gpu = GPU_STREAM, k->gpu_why = "stream: no field to stage (smem ignored)";
+    }
+    int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : 4);
     k->block[0] = o->block[0] ? o->block[0] : def_x;
