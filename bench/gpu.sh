@@ -82,6 +82,14 @@ for ex in himeno diffusion3d jacobi2d; do
       else
         say "  $ex $s: compute-sanitizer memcheck REPORTED ERRORS"; fail=1
       fi
+      if [ "$s" = smem ]; then
+        # shellcheck disable=SC2086
+        if compute-sanitizer --tool racecheck --error-exitcode 9 "$T/$ex.$s" $args >"$LOG/race.$ex.$s.log" 2>&1; then
+          say "  $ex $s: compute-sanitizer racecheck clean ($(grep -o 'RACECHECK SUMMARY: [0-9]* hazard[s]*' "$LOG/race.$ex.$s.log" | head -1))"
+        else
+          say "  $ex $s: compute-sanitizer racecheck REPORTED HAZARDS"; fail=1
+        fi
+      fi
     fi
   done
 done
@@ -113,6 +121,7 @@ variants() {
     for blk in 32x4 64x4 128x4 256x1 32x8 128x2 64x8; do
       echo "naive:$blk|--cuda-strategy=naive --block=$blk|"
       for m in 4 8 32; do echo "stream:$blk/m$m|--cuda-strategy=stream --block=$blk --march=$m|"; done
+      for m in 4 16 64; do echo "smem:$blk/m$m|--cuda-strategy=smem --block=$blk --march=$m|"; done
     done
   fi
 }
