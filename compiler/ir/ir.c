@@ -208,6 +208,15 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
             k->flops, k->bytes_read, k->bytes_written, k->fields_read, k->fields_written);
   if (k->omp_collapse || k->simd)
     fprintf(out, "  ; cpu schedule: omp parallel collapse(%d)%s\n", k->omp_collapse, k->simd ? ", simd inner loop" : "");
+  if (k->gpu != GPU_NONE) {
+    fprintf(out, "  ; gpu: %s, block %dx%d", k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem",
+            k->block[0], k->block[1]);
+    if (k->gpu != GPU_NAIVE)
+      fprintf(out, ", march %d", k->march);
+    if (k->gpu == GPU_SMEM)
+      fprintf(out, ", staged %s", p->fields.data[k->smem_field].name);
+    fprintf(out, " (%s)\n", k->gpu_why);
+  }
   fprintf(out, "}\n");
 }
 
