@@ -162,5 +162,29 @@ while IFS='|' read -r ex size args bpp fpp pts iters; do
              f * pts / step / 1e9, pts / step / 1e9, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
   done
 done < <(cases)
+# ---- autotune -------------------------------------------------------------
+# First run: tunes (inside its timer, so its time is not used) and writes the
+# cache; second run: must read the cache, not tune again; its time against
+# the default shape's, measured just before.
+say ""
+say "autotune (--autotune --tune-cache=$T/tune.txt): second run (from the cache) vs the default shape"
+printf '%-12s %-7s %-44s %10s %10s %8s\n' example size "kernel: tuned shape" "default ms" "tuned ms" "ratio" | tee -a "$LOG/gpu.log"
+while IFS='|' read -r ex size args bpp fpp pts iters; do
+  exe=$(grep -l '|default|' "$T"/v/"$(basename "$ex")".*.id | head -1 | xargs cut -d'|' -f3)
+  [ -x "$exe" ] || continue
+  # shellcheck disable=SC2086
+  t0=$("$exe" $args 2>/dev/null | awk -F': ' '/^Time \[s\]/ {print $2}')
+  # shellcheck disable=SC2086
+  "$exe" $args --autotune --tune-cache="$T/tune.txt" >/dev/null 2>"$T/tune1.err"
+  # shellcheck disable=SC2086
+  t1=$("$exe" $args --autotune --tune-cache="$T/tune.txt" 2>"$T/tune2.err" | awk -F': ' '/^Time \[s\]/ {print $2}')
+  cat "$T/tune1.err" "$T/tune2.err" >> "$LOG/gpu.log"
+  case $ex in *himeno*) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
+  shape=$(grep "autotune: $kn:" "$T/tune1.err" | head -1 | sed 's/autotune: //')
+  grep -q "autotune: $kn: .*from the cache" "$T/tune2.err" || { say "  $ex $size: second run did not use the cache"; fail=1; }
+  grep -q "shapes in" "$T/tune2.err" && { say "  $ex $size: second run tuned again"; fail=1; }
+  awk -v ex="$ex" -v size="$size" -v sh="${shape:0:44}" -v a="$t0" -v b="$t1" -v it="$iters" 'BEGIN {
+    printf "%-12s %-7s %-44s %10.4f %10.4f %7.3fx\n", ex, size, sh, a / it * 1e3, b / it * 1e3, a / b }' | tee -a "$LOG/gpu.log"
+done < <(cases)
 [ $fail = 0 ] && say "all verified" || say "FAILURES above"
 exit $fail

@@ -57,6 +57,8 @@ static void usage(const stn_program *p, FILE *out)
   fprintf(out, "\noptions:\n"
                "  --save=FIELD=PATH  write FIELD when the program ends (.npy: NumPy, else raw binary)\n"
                "  --help             show this help\n");
+  if (p->option_help)
+    fputs(p->option_help, out);
   fprintf(out, "\nfields:");
   for (int i = 0; i < p->nfields; i++)
     fprintf(out, " %s", p->fields[i]->name);
@@ -124,6 +126,8 @@ void stn_init(stn_program *p, int argc, char **argv)
       nsaves++;
       continue;
     }
+    if (p->option && p->option(arg))
+      continue;
     if (strncmp(arg, "--", 2) != 0)
       stn_fatal("unexpected argument '%s' (run with --help)", arg);
     const char *name = arg + 2, *eq = strchr(name, '=');

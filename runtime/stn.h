@@ -59,6 +59,10 @@ typedef struct stn_program {
   int nparams;
   stn_field **fields;
   int nfields;
+  /* A target's own options (the CUDA runtime's --autotune): returns 1 when
+   * it took the argument; help lines for --help. */
+  int (*option)(const char *arg);
+  const char *option_help;
 } stn_program;
 
 /* Parses --NAME=value, --save=FIELD=PATH and --help; exits on errors. */

@@ -1,6 +1,10 @@
 /* stn_cuda.cu: host side of the CUDA runtime (see stn_cuda.h). */
 #include "stn_cuda.h"
 #include <stdlib.h>
+#include <sys/stat.h>
+#ifndef STN_VERSION
+#define STN_VERSION "0.1.0"
+#endif
 
 static double *scratch;
 static size_t scratch_n;
@@ -24,6 +28,114 @@ void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
   stn_fatal("kernel %s failed to launch with grid %ux%ux%u and block %ux%ux%u: %s\n"
             "  try another block shape (--block=... when compiling)", kernel, grid.x, grid.y, grid.z,
             block.x, block.y, block.z, cudaGetErrorString(err));
+}
+
+int stn_cuda_autotune;
+static const char *tune_cache;
+
+static int cuda_option(const char *arg)
+{
+  if (strcmp(arg, "--autotune") == 0) {
+    stn_cuda_autotune = 1;
+    return 1;
+  }
+  if (strncmp(arg, "--tune-cache=", 13) == 0) {
+    tune_cache = arg + 13;
+    return 1;
+  }
+  return 0;
+}
+
+void stn_cuda_options(stn_program *p)
+{
+  p->option = cuda_option;
+  p->option_help = "  --autotune         time the launch shapes of each kernel on its first call, keep the best\n"
+                   "                     (cached: the next run with --autotune starts tuned)\n"
+                   "  --tune-cache=PATH  the cache file (default $STENCILC_TUNE_CACHE or ~/.cache/stencilc/tune.txt)\n";
+}
+
+static const char *cache_path(void)
+{
+  static char path[4096];
+  if (tune_cache)
+    return tune_cache;
+  const char *env = getenv("STENCILC_TUNE_CACHE");
+  if (env && *env)
+    return env;
+  const char *home = getenv("HOME");
+  snprintf(path, sizeof path, "%s/.cache/stencilc/tune.txt", home && *home ? home : ".");
+  return path;
+}
+
+static void tune_key(const stn_tune *t, const stn_grid *g, char *key, size_t n)
+{
+  cudaDeviceProp prop;
+  int dev = 0;
+  STN_CUDA_CHECK(cudaGetDevice(&dev));
+  STN_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  int len = snprintf(key, n, "%s/%s/%s/", t->program, t->kernel, t->strategy);
+  for (int d = 0; d < g->rank; d++)
+    len += snprintf(key + len, n - (size_t)len, "%s%ld", d ? "x" : "", g->n[d]);
+  snprintf(key + len, n - (size_t)len, "/%s/%s", prop.name, STN_VERSION);
+  for (char *c = key; *c; c++)
+    if (*c == ' ' || *c == '\t')
+      *c = '_';
+}
+
+int stn_cuda_tune_lookup(stn_tune *t, const stn_grid *g)
+{
+  char key[512], line[1024];
+  tune_key(t, g, key, sizeof key);
+  FILE *f = fopen(cache_path(), "r");
+  if (!f)
+    return 0;
+  int found = 0;
+  while (fgets(line, sizeof line, f)) {
+    char k[512];
+    int bx, by, m;
+    if (sscanf(line, "%511s %d %d %d", k, &bx, &by, &m) == 4 && strcmp(k, key) == 0) {
+      t->bx = bx, t->by = by, t->march = m;
+      found = 1; /* the last entry wins */
+    }
+  }
+  fclose(f);
+  if (found) {
+    char m[32] = "";
+    if (t->marches)
+      snprintf(m, sizeof m, t->march >= (1 << 30) ? " march whole" : " march %d", t->march);
+    fprintf(stderr, "autotune: %s: %dx%d%s from the cache %s\n", t->kernel, t->bx, t->by, m, cache_path());
+  }
+  return found;
+}
+
+void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double default_ms, int tried, double seconds)
+{
+  char key[512];
+  tune_key(t, g, key, sizeof key);
+  const char *path = cache_path();
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) { /* make the directory (and its parent) if missing */
+    *slash = 0;
+    char *mid = strrchr(dir, '/');
+    if (mid) {
+      *mid = 0;
+      mkdir(dir, 0755);
+      *mid = '/';
+    }
+    mkdir(dir, 0755);
+  }
+  FILE *f = fopen(path, "a");
+  if (f) {
+    fprintf(f, "%s %d %d %d %.4f\n", key, t->bx, t->by, t->march, ms);
+    fclose(f);
+  }
+  char m[32] = "";
+  if (t->marches)
+    snprintf(m, sizeof m, t->march >= (1 << 30) ? " march whole" : " march %d", t->march);
+  fprintf(stderr, "autotune: %s: %d shapes in %.2f s; best %dx%d%s at %.4f ms (default %.4f ms); %s %s\n", t->kernel,
+          tried, seconds, t->bx, t->by, m, ms, default_ms, f ? "saved to" : "could not write", path);
 }
 
 void stn_cuda_init(stn_program *p)

@@ -17,6 +17,7 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
 /* After a launch: reports the kernel's name and launch shape on failure. */
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
 
+void stn_cuda_options(stn_program *p);   /* --autotune, --tune-cache=PATH */
 void stn_cuda_init(stn_program *p);
 void stn_cuda_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g);
 void stn_cuda_field_zero(stn_field *f);
@@ -89,6 +90,80 @@ template <int OP> __device__ void stn_atomic_combine(double *slot, double v)
       return;
     old = atomicCAS(p, seen, (unsigned long long)__double_as_longlong(want));
   } while (old != seen);
+}
+
+/* ---- run-time autotuning (--autotune) ----------------------------------
+ * A kernel's wrapper keeps its launch shape in a stn_tune. With --autotune,
+ * its first call looks the kernel up in the cache file (key: program,
+ * kernel, strategy, grid size, GPU, stencilc version); when absent it times
+ * every candidate shape on the real kernel, keeps the fastest and appends
+ * it to the cache, so the next run starts tuned. Only kernels that do not
+ * read a field they write are tuned: re-running them changes nothing. */
+typedef struct stn_tune {
+  const char *program, *kernel, *strategy;
+  int bx, by, march;        /* in use: the default until tuned */
+  const char *untunable;     /* why it cannot be tuned, or NULL */
+  int max_threads;          /* the kernel's __launch_bounds__ */
+  int marches;              /* 1: march is a parameter too */
+  int done;
+} stn_tune;
+
+extern int stn_cuda_autotune;
+int stn_cuda_tune_lookup(stn_tune *t, const stn_grid *g);
+void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double default_ms, int tried, double seconds);
+
+/* launch(bx, by, march) enqueues one call and returns its launch error. */
+template <typename F> void stn_cuda_tune(stn_tune *t, const stn_grid *g, F launch)
+{
+  t->done = 1;
+  if (t->untunable) {
+    fprintf(stderr, "autotune: %s: not tuned (%s)\n", t->kernel, t->untunable);
+    return;
+  }
+  if (stn_cuda_tune_lookup(t, g))
+    return;
+  static const int xs[] = { 32, 64, 128, 256 }, ys[] = { 1, 2, 4, 8, 16 }, ms[] = { 1, 2, 4, 8, 16, 1 << 30 };
+  const int nm = t->marches ? 6 : 1;
+  cudaEvent_t e0, e1;
+  STN_CUDA_CHECK(cudaEventCreate(&e0));
+  STN_CUDA_CHECK(cudaEventCreate(&e1));
+  double t0 = stn_time(), best = 1e30, def = 1e30;
+  int bx = t->bx, by = t->by, bm = t->march, tried = 0;
+  for (int xi = 0; xi < 4; xi++)
+    for (int yi = 0; yi < 5; yi++)
+      for (int mi = 0; mi < nm; mi++) {
+        int x = xs[xi], y = g->rank == 1 ? 1 : ys[yi], m = t->marches ? ms[mi] : 1;
+        if (g->rank == 1 && yi > 0)
+          continue;
+        if (x * y > t->max_threads)
+          continue;
+        STN_CUDA_CHECK(cudaDeviceSynchronize());
+        if (launch(x, y, m) != cudaSuccess) { /* shape not launchable: skip */
+          cudaGetLastError();
+          continue;
+        }
+        float f, fbest = 1e30f;
+        for (int rep = 0; rep < 3; rep++) {
+          STN_CUDA_CHECK(cudaEventRecord(e0));
+          launch(x, y, m);
+          STN_CUDA_CHECK(cudaEventRecord(e1));
+          STN_CUDA_CHECK(cudaEventSynchronize(e1));
+          STN_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
+          if (f < fbest)
+            fbest = f;
+        }
+        tried++;
+        if (x == t->bx && y == t->by && m == t->march)
+          def = fbest;
+        if (fbest < best)
+          best = fbest, bx = x, by = y, bm = m;
+      }
+  STN_CUDA_CHECK(cudaEventDestroy(e0));
+  STN_CUDA_CHECK(cudaEventDestroy(e1));
+  t->bx = bx;
+  t->by = by;
+  t->march = bm;
+  stn_cuda_tune_store(t, g, best, def, tried, stn_time() - t0);
 }
 
 __device__ __forceinline__ unsigned stn_block_linear(void)

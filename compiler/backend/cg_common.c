@@ -696,7 +696,9 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
   buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);
   print_about(b, p->src);
-  buf_printf(b, ", stn_params, %d, stn_fields, %d };\n", p->params.len, p->fields.len);
+  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0 };\n", p->params.len, p->fields.len);
+  if (t->before_init)
+    buf_printf(b, "  %s\n", t->before_init);
   buf_puts(b, "  stn_init(&stn_program, argc, argv);\n");
   if (t->after_init)
     buf_printf(b, "  %s\n", t->after_init);

@@ -49,6 +49,7 @@ typedef struct CgTarget {
   const char *field_zero;
   const char *field_write;
   const char *finish;
+  const char *before_init;    /* extra statement before stn_init, or NULL */
   const char *after_init;     /* extra statement after stn_init, or NULL */
   const char *time_fn;        /* the clock timers read ("stn_time") */
   const char *sync;           /* lazy_results: the call that delivers them */

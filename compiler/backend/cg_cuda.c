@@ -116,7 +116,7 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
   if (k->gpu != GPU_NAIVE)
-    buf_printf(b, ", %dL", k->march);
+    buf_puts(b, ", (long)march_");
   for (int i = 0; i < k->nodes.len; i++)
     if (passed(k, use_level, i)) {
       buf_puts(b, ", ");
@@ -309,30 +309,21 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
       buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
     buf_printf(b, "};\n  stn_check_box(\"%s\", &%s, box_lo_, box_hi_);\n", k->name, gname);
   }
-  /* Launch shape: x over the contiguous dimension, then y, then z. */
+  /* The launch shape lives in tune_ (the defaults the gpu pass chose;
+   * --autotune may replace them on the first call). launch_ enqueues one
+   * call of the kernel with a given shape. */
   int r = k->rank;
   const char *last = index_name(r - 1);
-  if (k->gpu == GPU_STREAM && r == 2) {
-    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", nthreads);
-    buf_printf(b, "  const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + %d) / %d), (unsigned)((i_hi_ - i_lo_ + %d) / %d), 1);\n",
-               nthreads - 1, nthreads, k->march - 1, k->march);
-  } else {
-    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", k->block[0], r >= 2 ? k->block[1] : 1);
-    buf_printf(b, "  const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + %d) / %d)", last, last, k->block[0] - 1, k->block[0]);
-    if (r == 3)
-      buf_printf(b, ", (unsigned)((j_hi_ - j_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
-    else if (r == 2)
-      buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d)", k->block[1] - 1, k->block[1]);
-    if (r == 3 && k->gpu != GPU_NAIVE)
-      buf_printf(b, ", (unsigned)((i_hi_ - i_lo_ + %d) / %d));\n", k->march - 1, k->march);
-    else if (r == 3)
-      buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");
-    else
-      buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
-  }
+  const char *strat = k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem";
+  buf_printf(b, "  static stn_tune tune_ = { \"%s\", \"%s\", \"%s\", %d, %d, %d, ", p->name, k->name, strat,
+             k->gpu == GPU_STREAM && r == 2 ? nthreads : k->block[0], k->gpu == GPU_STREAM && r == 2 ? 1 : k->block[1],
+             k->gpu == GPU_NAIVE ? 1 : k->march);
+  if (k->untunable)
+    buf_printf(b, "\"%s\"", k->untunable);
+  else
+    buf_puts(b, "NULL");
+  buf_printf(b, ", %d, %d, 0 };\n", nthreads, k->gpu != GPU_NAIVE);
   if (k->reds.len) {
-    if (!k->gpu_atomic)
-      buf_puts(b, "  const size_t nblocks_ = (size_t)grid.x * grid.y * grid.z;\n");
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < k->reds.len; i++)
       buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
@@ -349,15 +340,43 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   for (int d = 0; d < r; d++)
     buf_printf(b, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
   buf_puts(b, ") {\n");
+  if (k->reds.len)
+    buf_printf(b, "    double *stn_part = NULL;\n%s", k->gpu_atomic ? "" : "    size_t nblocks_ = 0;\n");
+  buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
+  /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
+  if (k->gpu == GPU_STREAM && r == 2) {
+    buf_puts(b, "      const dim3 block(bx_ * by_, 1, 1);\n");
+    buf_puts(b, "      const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + bx_ * by_ - 1) / (bx_ * by_)), "
+                "(unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_), 1);\n");
+  } else {
+    buf_puts(b, "      const dim3 block(bx_, by_, 1);\n");
+    buf_printf(b, "      const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + bx_ - 1) / bx_)", last, last);
+    if (r == 3)
+      buf_puts(b, ", (unsigned)((j_hi_ - j_lo_ + by_ - 1) / by_)");
+    else if (r == 2)
+      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + by_ - 1) / by_)");
+    if (r == 3 && k->gpu != GPU_NAIVE)
+      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_));\n");
+    else if (r == 3)
+      buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");
+    else
+      buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
+  }
   if (k->reds.len && k->gpu_atomic)
-    buf_printf(b, "    double *stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
+    buf_printf(b, "      stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
   else if (k->reds.len)
-    buf_printf(b, "    double *stn_part = stn_cuda_scratch(%d * nblocks_);\n", k->reds.len);
-  buf_printf(b, "    if (%s.size < 2147483647u)\n      %s_kernel_<int><<<grid, block>>>(", gname, k->name);
+    buf_printf(b, "      nblocks_ = (size_t)grid.x * grid.y * grid.z;\n      stn_part = stn_cuda_scratch(%d * nblocks_);\n",
+               k->reds.len);
+  buf_printf(b, "      if (%s.size < 2147483647u)\n        %s_kernel_<int><<<grid, block>>>(", gname, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
-  buf_printf(b, "    else\n      %s_kernel_<long><<<grid, block>>>(", k->name);
+  buf_printf(b, "      else\n        %s_kernel_<long><<<grid, block>>>(", k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
-  buf_printf(b, "    stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
+  buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
+  buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
+  buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"
+              "      stn_cuda_tune(&tune_, &");
+  buf_printf(b, "%s, [&](int x_, int y_, int m_) { return launch_(x_, y_, m_, false); });\n", gname);
+  buf_puts(b, "    launch_(tune_.bx, tune_.by, tune_.march, true);\n");
   if (k->reds.len && k->gpu_atomic)
     buf_printf(b, "    stn_cuda_deliver_async(stn_part, pinned_, %d, dst_, dst_type_);\n", k->reds.len);
   else if (k->reds.len)
@@ -403,6 +422,7 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .field_zero = "stn_cuda_field_zero",
     .field_write = "stn_cuda_field_write",
     .finish = "stn_cuda_finish",
+    .before_init = "stn_cuda_options(&stn_program);",
     .after_init = "stn_cuda_init(&stn_program);",
     .time_fn = "stn_cuda_time",
     .sync = "stn_cuda_sync",

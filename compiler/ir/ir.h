@@ -89,6 +89,7 @@ typedef struct IrKernel {
   int march;               /* GPU_STREAM: planes of dimension 0 per block */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   const char *gpu_why;     /* one line: why this strategy */
+  const char *untunable;   /* why --autotune may not re-run it, or NULL */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
 } IrKernel;

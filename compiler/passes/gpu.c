@@ -88,6 +88,16 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       if (best < 0)
         k->gpu = GPU_STREAM, k->gpu_why = "stream: no field to stage (smem ignored)";
     }
+    /* --autotune runs a kernel several times: only safe when it does not
+     * read a field it writes; smem's tile is fixed at compile time. */
+    k->untunable = NULL;
+    for (int e = 0; e < k->effects.len && !k->untunable; e++)
+      if (k->effects.data[e].kind == EFF_STORE)
+        for (int j = 0; j < k->nodes.len; j++)
+          if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == k->effects.data[e].ref)
+            k->untunable = "it reads a field it writes, so trial runs would change it";
+    if (k->gpu == GPU_SMEM)
+      k->untunable = "the smem tile is sized at compile time; use --block and --march";
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : 4);
