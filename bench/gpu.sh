@@ -58,7 +58,8 @@ for ex in himeno diffusion3d jacobi2d; do
   "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out" || exit 2
   for s in $STRATS; do
     build/stencilc --target=cuda --cuda-strategy=$s --cflags="-O3 -fmad=false" --build -o "$T/$ex.$s" \
-      examples/$ex.stn >"$LOG/build.$ex.$s.log" 2>&1 || { say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
+      examples/$ex.stn >"$T/build.$ex.$s.log" 2>&1 || {
+      cp "$T/build.$ex.$s.log" "$LOG/"; say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$s.${f%%:*}"; done
     # shellcheck disable=SC2086
