@@ -27,14 +27,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   pr.names = value_names(p, k, use_level);
 
   /* Header: where it came from and what it costs. */
-  buf_printf(b, "/* kernel %s (%s:%d): over ", k->name, p->src->name, line_of(p, k->span));
-  if (k->region == REG_WHOLE)
-    buf_printf(b, "%s", g->name);
-  else if (k->region == REG_INTERIOR)
-    buf_printf(b, "interior(%s, %d)", g->name, k->width);
-  else
-    buf_printf(b, "a box of %s", g->name);
-  buf_printf(b, "; %d flops, %d bytes per point */\n", k->flops, k->bytes_read + k->bytes_written);
+  print_kernel_title(b, p, k);
+  buf_puts(b, " */\n");
 
   const char *ret = "void";
   if (k->reds.len == 1)
@@ -65,33 +59,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   /* After the pointers: a field named s0 has its record in s0_. */
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
-  for (int i = 0; i < k->reds.len; i++) {
-    const IrRed *r = &k->reds.data[i];
-    buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
-    double id0 = r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY;
-    if (r->ty == TY_INT && r->op != RED_SUM)
-      buf_puts(b, r->op == RED_MAX ? "-2147483647 - 1" : "2147483647");
-    else
-      print_number(b, r->ty, id0);
-    buf_puts(b, ";\n");
-  }
+  print_red_locals(b, p, k);
   emit_level(&pr, 0, 1);
-  for (int d = 0; d < k->rank; d++) {
-    buf_printf(b, "  const long %s_lo_ = ", index_name(d));
-    print_expr(&pr, k->lo[d], P_TOP, 0);
-    buf_printf(b, ", %s_hi_ = ", index_name(d));
-    print_expr(&pr, k->hi[d], P_TOP, 0);
-    buf_puts(b, ";\n");
-  }
-  if (k->region == REG_BOX) {
-    buf_printf(b, "  stn_check_box(\"%s\", &%s, (const long[]){", k->name, gname);
-    for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_lo_", d ? ", " : "", index_name(d));
-    buf_puts(b, "}, (const long[]){");
-    for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
-    buf_puts(b, "});\n");
-  }
+  print_region_bounds(&pr, gname);
 
   int depth = 1;
   for (int d = 0; d < k->rank; d++) {
@@ -126,34 +96,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     }
     emit_level(&pr, d + 1, depth);
   }
-  for (int i = 0; i < k->effects.len; i++) {
-    const IrEffect *e = &k->effects.data[i];
-    const IrNode *v = &k->nodes.data[e->val];
-    line_comment(&pr, v->span, depth);
-    indent(b, depth);
-    if (e->pred >= 0) {
-      buf_puts(b, "if (");
-      print_expr(&pr, e->pred, P_TOP, 0);
-      buf_puts(b, ") ");
-    }
-    if (e->kind == EFF_STORE) {
-      buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
-      print_expr(&pr, e->val, P_TOP, 0);
-    } else {
-      const IrRed *r = &k->reds.data[e->ref];
-      const char *rn = cname(p, r->name);
-      if (r->op == RED_SUM) {
-        buf_printf(b, "%s += ", rn);
-        print_expr(&pr, e->val, P_TOP, 0);
-      } else {
-        /* Written so that compilers vectorise it (fmax often is not). */
-        buf_printf(b, "{ const %s v_ = ", ctype(r->ty));
-        print_expr(&pr, e->val, P_TOP, 0);
-        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, r->op == RED_MAX ? ">" : "<", rn, rn);
-      }
-    }
-    buf_puts(b, ";\n");
-  }
+  print_effects(&pr, depth);
   for (int d = k->rank - 1; d >= 0; d--) {
     depth--;
     indent(b, depth);

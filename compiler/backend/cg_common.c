@@ -331,6 +331,96 @@ char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level)
   return names;
 }
 
+/* ---- kernel pieces both printers use ---------------------------------- */
+
+/* The kernel comment's first line: name, source line, region, flops and
+ * bytes per point (the comment is left open). */
+void print_kernel_title(Buf *b, const IrProgram *p, const IrKernel *k)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  buf_printf(b, "/* kernel %s (%s:%d): over ", k->name, p->src->name, line_of(p, k->span));
+  if (k->region == REG_WHOLE)
+    buf_printf(b, "%s", g->name);
+  else if (k->region == REG_INTERIOR)
+    buf_printf(b, "interior(%s, %d)", g->name, k->width);
+  else
+    buf_printf(b, "a box of %s", g->name);
+  buf_printf(b, "; %d flops, %d bytes per point", k->flops, k->bytes_read + k->bytes_written);
+}
+
+/* Each reduction's accumulator, starting at its identity. */
+void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k)
+{
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
+    if (r->ty == TY_INT && r->op != RED_SUM)
+      buf_puts(b, r->op == RED_MAX ? "-2147483647 - 1" : "2147483647");
+    else
+      print_number(b, r->ty, r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY);
+    buf_puts(b, ";\n");
+  }
+}
+
+/* i_lo_, i_hi_, ... from the region's bounds, checked at run time when the
+ * region is a box (its bounds may come from params). */
+void print_region_bounds(Printer *pr, const char *gname)
+{
+  const IrKernel *k = pr->k;
+  Buf *b = pr->b;
+  for (int d = 0; d < k->rank; d++) {
+    buf_printf(b, "  const long %s_lo_ = ", index_name(d));
+    print_expr(pr, k->lo[d], P_TOP, 0);
+    buf_printf(b, ", %s_hi_ = ", index_name(d));
+    print_expr(pr, k->hi[d], P_TOP, 0);
+    buf_puts(b, ";\n");
+  }
+  if (k->region != REG_BOX)
+    return;
+  buf_puts(b, "  const long box_lo_[] = {");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, "%s%s_lo_", d ? ", " : "", index_name(d));
+  buf_puts(b, "}, box_hi_[] = {");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
+  buf_printf(b, "};\n  stn_check_box(\"%s\", &%s, box_lo_, box_hi_);\n", k->name, gname);
+}
+
+/* The stores and reduction contributions of the point at c_. */
+void print_effects(Printer *pr, int depth)
+{
+  const IrKernel *k = pr->k;
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  for (int i = 0; i < k->effects.len; i++) {
+    const IrEffect *e = &k->effects.data[i];
+    line_comment(pr, k->nodes.data[e->val].span, depth);
+    indent(b, depth);
+    if (e->pred >= 0) {
+      buf_puts(b, "if (");
+      print_expr(pr, e->pred, P_TOP, 0);
+      buf_puts(b, ") ");
+    }
+    if (e->kind == EFF_STORE) {
+      buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
+      print_expr(pr, e->val, P_TOP, 0);
+    } else {
+      const IrRed *r = &k->reds.data[e->ref];
+      const char *rn = cname(p, r->name);
+      if (r->op == RED_SUM) {
+        buf_printf(b, "%s += ", rn);
+        print_expr(pr, e->val, P_TOP, 0);
+      } else {
+        /* Written so that compilers vectorise it (fmax often is not). */
+        buf_printf(b, "{ const %s v_ = ", ctype(r->ty));
+        print_expr(pr, e->val, P_TOP, 0);
+        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, r->op == RED_MAX ? ">" : "<", rn, rn);
+      }
+    }
+    buf_puts(b, ";\n");
+  }
+}
+
 /* ---- main -------------------------------------------------------------- */
 
 

@@ -39,6 +39,10 @@ int reads_field(const IrKernel *k, int field);
 int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */
 char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level);
 void emit_level(Printer *pr, int level, int depth);
+void print_kernel_title(Buf *b, const IrProgram *p, const IrKernel *k);
+void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k);
+void print_region_bounds(Printer *pr, const char *gname);
+void print_effects(Printer *pr, int depth);
 
 /* What a target prints differently in the program around its kernels. */
 typedef struct CgTarget {

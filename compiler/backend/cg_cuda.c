@@ -66,7 +66,6 @@ static void print_inside(Buf *b, const IrKernel *k)
 static void print_body(Printer *pr, int depth)
 {
   const IrKernel *k = pr->k;
-  const IrProgram *p = pr->p;
   Buf *b = pr->b;
   indent(b, depth);
   buf_puts(b, "const I c_ = ");
@@ -75,32 +74,7 @@ static void print_body(Printer *pr, int depth)
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
   for (int lv = 1; lv <= k->rank; lv++)
     emit_level(pr, lv, depth);
-  for (int i = 0; i < k->effects.len; i++) {
-    const IrEffect *e = &k->effects.data[i];
-    line_comment(pr, k->nodes.data[e->val].span, depth);
-    indent(b, depth);
-    if (e->pred >= 0) {
-      buf_puts(b, "if (");
-      print_expr(pr, e->pred, P_TOP, 0);
-      buf_puts(b, ") ");
-    }
-    if (e->kind == EFF_STORE) {
-      buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
-      print_expr(pr, e->val, P_TOP, 0);
-    } else {
-      const IrRed *r = &k->reds.data[e->ref];
-      const char *rn = cname(p, r->name);
-      if (r->op == RED_SUM) {
-        buf_printf(b, "%s += ", rn);
-        print_expr(pr, e->val, P_TOP, 0);
-      } else {
-        buf_printf(b, "{ const %s v_ = ", ctype(r->ty));
-        print_expr(pr, e->val, P_TOP, 0);
-        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, r->op == RED_MAX ? ">" : "<", rn, rn);
-      }
-    }
-    buf_puts(b, ";\n");
-  }
+  print_effects(pr, depth);
 }
 
 static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, Printer *hpr,
@@ -204,15 +178,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     nthreads = k->block[0] * k->block[1];
 
   /* ---- the device kernel ---- */
-  buf_printf(b, "/* kernel %s (%s:%d): over ", k->name, p->src->name, line_of(p, k->span));
-  if (k->region == REG_WHOLE)
-    buf_printf(b, "%s", g->name);
-  else if (k->region == REG_INTERIOR)
-    buf_printf(b, "interior(%s, %d)", g->name, k->width);
-  else
-    buf_printf(b, "a box of %s", g->name);
-  buf_printf(b, "; %d flops, %d bytes per point\n * strategy %s\n * block %dx%d", k->flops,
-             k->bytes_read + k->bytes_written, k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
+  print_kernel_title(b, p, k);
+  buf_printf(b, "\n * strategy %s\n * block %dx%d", k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
              k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
   if (k->gpu != GPU_NAIVE)
     buf_printf(b, ", marching %d planes along i", k->march);
@@ -241,15 +208,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, ")\n{\n");
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
-  for (int i = 0; i < k->reds.len; i++) {
-    const IrRed *r = &k->reds.data[i];
-    buf_printf(b, "  %s %s = ", ctype(r->ty), cname(p, r->name));
-    if (r->ty == TY_INT && r->op != RED_SUM)
-      buf_puts(b, r->op == RED_MAX ? "-2147483647 - 1" : "2147483647");
-    else
-      print_number(b, r->ty, r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY);
-    buf_puts(b, ";\n");
-  }
+  print_red_locals(b, p, k);
   print_point(b, k);
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
   if (k->gpu == GPU_SMEM) {
@@ -293,22 +252,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, ")\n{\n");
   Printer hpr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names };
   emit_level(&hpr, 0, 1);
-  for (int d = 0; d < k->rank; d++) {
-    buf_printf(b, "  const long %s_lo_ = ", index_name(d));
-    print_expr(&hpr, k->lo[d], P_TOP, 0);
-    buf_printf(b, ", %s_hi_ = ", index_name(d));
-    print_expr(&hpr, k->hi[d], P_TOP, 0);
-    buf_puts(b, ";\n");
-  }
-  if (k->region == REG_BOX) {
-    buf_puts(b, "  const long box_lo_[] = {");
-    for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_lo_", d ? ", " : "", index_name(d));
-    buf_puts(b, "}, box_hi_[] = {");
-    for (int d = 0; d < k->rank; d++)
-      buf_printf(b, "%s%s_hi_", d ? ", " : "", index_name(d));
-    buf_printf(b, "};\n  stn_check_box(\"%s\", &%s, box_lo_, box_hi_);\n", k->name, gname);
-  }
+  print_region_bounds(&hpr, gname);
   /* The launch shape lives in tune_ (the defaults the gpu pass chose;
    * --autotune may replace them on the first call). launch_ enqueues one
    * call of the kernel with a given shape. */

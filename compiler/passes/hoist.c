@@ -53,15 +53,7 @@ static void recip_kernel(IrKernel *k)
     }
     map[i] = ir_add(&out, n);
   }
-  for (int i = 0; i < k->effects.len; i++) {
-    k->effects.data[i].val = map[k->effects.data[i].val];
-    if (k->effects.data[i].pred >= 0)
-      k->effects.data[i].pred = map[k->effects.data[i].pred];
-  }
-  for (int d = 0; d < k->rank; d++) {
-    k->lo[d] = map[k->lo[d]];
-    k->hi[d] = map[k->hi[d]];
-  }
+  pass_remap_roots(k, map);
   free(map);
   vec_free(&old);
   k->nodes = out;

@@ -39,4 +39,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o);
  * (effects and region bounds) in order, applying `map` to operands, and
  * drops the rest (dead code). Used by every transforming pass. */
 void pass_compact(IrKernel *k);
+/* Renames the kernel's roots (effect values, predicates, region bounds)
+ * through map[old id] = new id. */
+void pass_remap_roots(IrKernel *k, const int *map);
 #endif

@@ -34,6 +34,19 @@ void pass_run_pipeline(IrProgram *p, const PassOptions *o)
   }
 }
 
+void pass_remap_roots(IrKernel *k, const int *map)
+{
+  for (int i = 0; i < k->effects.len; i++) {
+    k->effects.data[i].val = map[k->effects.data[i].val];
+    if (k->effects.data[i].pred >= 0)
+      k->effects.data[i].pred = map[k->effects.data[i].pred];
+  }
+  for (int d = 0; d < k->rank; d++) {
+    k->lo[d] = map[k->lo[d]];
+    k->hi[d] = map[k->hi[d]];
+  }
+}
+
 /* Keep the nodes the roots reach, in order; renumber operands. */
 void pass_compact(IrKernel *k)
 {
@@ -67,15 +80,7 @@ void pass_compact(IrKernel *k)
     k->nodes.data[w++] = nd;
   }
   k->nodes.len = w;
-  for (int i = 0; i < k->effects.len; i++) {
-    k->effects.data[i].val = map[k->effects.data[i].val];
-    if (k->effects.data[i].pred >= 0)
-      k->effects.data[i].pred = map[k->effects.data[i].pred];
-  }
-  for (int d = 0; d < k->rank; d++) {
-    k->lo[d] = map[k->lo[d]];
-    k->hi[d] = map[k->hi[d]];
-  }
+  pass_remap_roots(k, map);
   free(live);
   free(map);
 }
