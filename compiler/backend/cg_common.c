@@ -164,6 +164,15 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
                  pr->staged_rj + dj, pr->staged_tw, pr->staged_rk + dk);
       return;
     }
+    if (pr->queued && pr->queued[n->ref]) {
+      int column = 1;
+      for (int d = 1; d < pr->k->rank; d++)
+        column &= n->off[d] == 0;
+      if (column) {
+        buf_printf(b, "q_%s_%c%d_", p->fields.data[n->ref].name, n->off[0] < 0 ? 'm' : 'p', abs(n->off[0]));
+        return;
+      }
+    }
     buf_printf(b, "%s[", cname(p, p->fields.data[n->ref].name));
     print_offset_index(pr, n);
     buf_puts(b, "]");

@@ -19,6 +19,9 @@ typedef struct Printer {
   /* CUDA smem strategy: loads of this field read the staged tile. */
   int staged;              /* 1 when the fields below apply */
   int staged_field, staged_tw, staged_rj, staged_rk;
+  /* CUDA stream strategy: per field, 1 when its column (loads at (d, 0, 0))
+   * is kept in registers q_FIELD_[mp]D_ while the block marches. */
+  const char *queued;
 } Printer;
 
 enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,

@@ -99,6 +99,94 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   buf_puts(b, ");\n");
 }
 
+/* The column range [lo, hi] of field f's loads at (d, 0, 0); 0 if it has
+ * fewer than two such loads (nothing to reuse). */
+static int column_range(const IrKernel *k, int f, int *lo, int *hi)
+{
+  int n = 0;
+  *lo = 1 << 20, *hi = -(1 << 20);
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *nd = &k->nodes.data[i];
+    if (nd->op != OP_LOAD || nd->ref != f)
+      continue;
+    int column = 1;
+    for (int d = 1; d < k->rank; d++)
+      column &= nd->off[d] == 0;
+    if (!column)
+      continue;
+    n++;
+    if (nd->off[0] < *lo)
+      *lo = nd->off[0];
+    if (nd->off[0] > *hi)
+      *hi = nd->off[0];
+  }
+  return n >= 2 && *hi > *lo;
+}
+
+static void qname(Buf *b, const IrProgram *p, int f, int d)
+{
+  buf_printf(b, "q_%s_%c%d_", p->fields.data[f].name, d < 0 ? 'm' : 'p', abs(d));
+}
+
+/* The stream strategy's loop. A field read at several planes of the
+ * thread's own column keeps that column in registers (a queue): each
+ * plane loads only its leading value, and the queue shifts at the end. */
+static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Printer *pr)
+{
+  char *queued = xrealloc(NULL, (size_t)p->fields.len + 1);
+  int any = 0;
+  for (int f = 0; f < p->fields.len; f++) {
+    int lo, hi;
+    queued[f] = column_range(k, f, &lo, &hi);
+    if (!queued[f])
+      continue;
+    any = 1;
+    const char *ty = ctype(p->fields.data[f].ty);
+    buf_printf(b, "    /* %s's column in registers, planes i%+d .. i%+d */\n", p->fields.data[f].name, lo, hi);
+    for (int d = lo; d <= hi; d++) {
+      buf_printf(b, "    %s ", ty);
+      qname(b, p, f, d);
+      if (d < hi)
+        buf_printf(b, " = %s[(i_first_ %c %d) * s0_ + %s];\n", cname(p, p->fields.data[f].name), d < 0 ? '-' : '+',
+                   abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
+      else
+        buf_puts(b, ";\n");
+    }
+  }
+  buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
+  buf_puts(b, "      const I c_ = ");
+  for (int d = 0; d < k->rank - 1; d++)
+    buf_printf(b, "%s * s%d_ + ", index_name(d), d);
+  buf_printf(b, "%s;\n", index_name(k->rank - 1));
+  for (int f = 0; any && f < p->fields.len; f++) {
+    int lo, hi;
+    if (!queued[f] || !column_range(k, f, &lo, &hi))
+      continue;
+    buf_puts(b, "      ");
+    qname(b, p, f, hi);
+    buf_printf(b, " = %s[c_ + %d * s0_];\n", cname(p, p->fields.data[f].name), hi);
+  }
+  pr->queued = any ? queued : NULL;
+  for (int lv = 1; lv <= k->rank; lv++)
+    emit_level(pr, lv, 3);
+  print_effects(pr, 3);
+  pr->queued = NULL;
+  for (int f = 0; any && f < p->fields.len; f++) {
+    int lo, hi;
+    if (!queued[f] || !column_range(k, f, &lo, &hi))
+      continue;
+    for (int d = lo; d < hi; d++) {
+      buf_puts(b, "      ");
+      qname(b, p, f, d);
+      buf_puts(b, " = ");
+      qname(b, p, f, d + 1);
+      buf_puts(b, ";\n");
+    }
+  }
+  buf_puts(b, "    }\n");
+  free(queued);
+}
+
 /* The smem strategy: the block marches along i; before each plane it
  * stages plane i + ri of the chosen field (its tile plus halo) into a
  * rolling buffer of 2ri+1 planes, then every thread computes its point
@@ -218,9 +306,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   print_inside(b, k);
   buf_puts(b, ") {\n");
   if (k->gpu == GPU_STREAM) {
-    buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
-    print_body(&pr, 3);
-    buf_puts(b, "    }\n");
+    print_stream_loop(b, p, k, &pr);
   } else {
     print_body(&pr, 2);
   }
