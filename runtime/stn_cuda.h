@@ -54,14 +54,6 @@ template <int OP> __device__ __forceinline__ double stn_combine(double a, double
   return OP == STN_RED_SUM ? a + b : OP == STN_RED_MAX ? (a > b ? a : b) : (a < b ? a : b);
 }
 
-/* The warp's combined value, in its lane 0. Every lane must call it. */
-template <int OP> __device__ __forceinline__ double stn_warp_reduce(double v)
-{
-  for (int d = 16; d > 0; d >>= 1)
-    v = stn_combine<OP>(v, __shfl_down_sync(0xffffffffu, v, d));
-  return v;
-}
-
 /* The block's combined value, in thread 0. Every thread must call it. */
 template <int OP> __device__ double stn_block_reduce(double v)
 {

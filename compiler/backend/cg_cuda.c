@@ -312,21 +312,14 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   buf_puts(b, "  }\n");
   }
-  /* Deterministic: each warp writes its partial (no barrier); atomics:
-   * each block combines first, then one atomic per block. */
-  if (k->reds.len && !k->gpu_atomic)
-    buf_puts(b, "  const unsigned wid_ = (threadIdx.y * blockDim.x + threadIdx.x) >> 5, wpb_ = blockDim.x * blockDim.y >> 5;\n"
-                "  const size_t nparts_ = (size_t)gridDim.x * gridDim.y * gridDim.z * wpb_;\n");
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
-    if (k->gpu_atomic) {
-      buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
-      buf_puts(b, "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n");
+    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
+    buf_puts(b, "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n");
+    if (k->gpu_atomic)
       buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", red_op(r->op), i);
-    } else {
-      buf_printf(b, "  {\n    const double v_ = stn_warp_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
-      buf_printf(b, "    if ((threadIdx.x & 31) == 0)\n      stn_part[%d * nparts_ + stn_block_linear() * wpb_ + wid_] = v_;\n  }\n", i);
-    }
+    else
+      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
   }
   buf_puts(b, "}\n\n");
 
@@ -402,8 +395,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->reds.len && k->gpu_atomic)
     buf_printf(b, "      stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
   else if (k->reds.len)
-    buf_printf(b, "      nblocks_ = (size_t)grid.x * grid.y * grid.z * (block.x * block.y / 32);  /* one partial per warp */\n"
-                  "      stn_part = stn_cuda_scratch(%d * nblocks_);\n", k->reds.len);
+    buf_printf(b, "      nblocks_ = (size_t)grid.x * grid.y * grid.z;\n      stn_part = stn_cuda_scratch(%d * nblocks_);\n",
+               k->reds.len);
   buf_printf(b, "      if (%s.size < 2147483647u)\n        %s_kernel_<int><<<grid, block>>>(", gname, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
   buf_printf(b, "      else\n        %s_kernel_<long><<<grid, block>>>(", k->name);
