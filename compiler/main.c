@@ -108,8 +108,11 @@ static void parse_block(Options *o, const char *text)
   }
   if (d == 0)
     bad_usage("--block needs sizes, as in 64x4 (got '%s')", text);
-  if (o->pass.block[0] * (o->pass.block[1] ? o->pass.block[1] : 1) > 1024)
+  int threads = o->pass.block[0] * (o->pass.block[1] ? o->pass.block[1] : 1);
+  if (threads > 1024)
     bad_usage("--block=%s asks for more than 1024 threads per block", text);
+  if (threads % 32) /* the reductions combine whole warps with shuffles */
+    bad_usage("--block=%s: the threads per block must be a multiple of 32 (whole warps)", text);
 }
 
 static void parse_options(Options *o, int argc, char **argv)
