@@ -99,30 +99,6 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   buf_puts(b, ");\n");
 }
 
-/* The column range [lo, hi] of field f's loads at (d, 0, 0); 0 if it has
- * fewer than two such loads (nothing to reuse). */
-static int column_range(const IrKernel *k, int f, int *lo, int *hi)
-{
-  int n = 0;
-  *lo = 1 << 20, *hi = -(1 << 20);
-  for (int i = 0; i < k->nodes.len; i++) {
-    const IrNode *nd = &k->nodes.data[i];
-    if (nd->op != OP_LOAD || nd->ref != f)
-      continue;
-    int column = 1;
-    for (int d = 1; d < k->rank; d++)
-      column &= nd->off[d] == 0;
-    if (!column)
-      continue;
-    n++;
-    if (nd->off[0] < *lo)
-      *lo = nd->off[0];
-    if (nd->off[0] > *hi)
-      *hi = nd->off[0];
-  }
-  return n >= 2 && *hi > *lo;
-}
-
 static void qname(Buf *b, const IrProgram *p, int f, int d)
 {
   buf_printf(b, "q_%s_%c%d_", p->fields.data[f].name, d < 0 ? 'm' : 'p', abs(d));
@@ -133,11 +109,10 @@ static void qname(Buf *b, const IrProgram *p, int f, int d)
  * plane loads only its leading value, and the queue shifts at the end. */
 static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Printer *pr)
 {
-  char *queued = xrealloc(NULL, (size_t)p->fields.len + 1);
+  const char *queued = k->gpu_queue;
   int any = 0;
-  for (int f = 0; f < p->fields.len; f++) {
-    int lo, hi;
-    queued[f] = column_range(k, f, &lo, &hi);
+  for (int f = 0; queued && f < p->fields.len; f++) {
+    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f];
     if (!queued[f])
       continue;
     any = 1;
@@ -159,8 +134,8 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
   for (int f = 0; any && f < p->fields.len; f++) {
-    int lo, hi;
-    if (!queued[f] || !column_range(k, f, &lo, &hi))
+    int hi = k->gpu_queue_hi[f];
+    if (!queued[f])
       continue;
     buf_puts(b, "      ");
     qname(b, p, f, hi);
@@ -172,8 +147,8 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
   print_effects(pr, 3);
   pr->queued = NULL;
   for (int f = 0; any && f < p->fields.len; f++) {
-    int lo, hi;
-    if (!queued[f] || !column_range(k, f, &lo, &hi))
+    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f];
+    if (!queued[f])
       continue;
     for (int d = lo; d < hi; d++) {
       buf_puts(b, "      ");
@@ -184,7 +159,6 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     }
   }
   buf_puts(b, "    }\n");
-  free(queued);
 }
 
 /* The smem strategy: the block marches along i; before each plane it

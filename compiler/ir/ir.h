@@ -90,6 +90,8 @@ typedef struct IrKernel {
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   const char *gpu_why;     /* one line: why this strategy */
   const char *untunable;   /* why --autotune may not re-run it, or NULL */
+  char *gpu_queue;         /* GPU_STREAM: per field, 1 if its column is kept in registers */
+  int *gpu_queue_lo, *gpu_queue_hi;  /* that column's planes, relative to i */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
 } IrKernel;

@@ -36,6 +36,30 @@ static int stream_pays(const IrKernel *k, int nfields)
   return along > 0 && along >= fields;
 }
 
+/* The column range [lo, hi] of field f's loads at (d, 0, 0); 0 if it has
+ * fewer than two such loads (nothing to reuse). */
+static int column_range(const IrKernel *k, int f, int *lo, int *hi)
+{
+  int n = 0;
+  *lo = 1 << 20, *hi = -(1 << 20);
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *nd = &k->nodes.data[i];
+    if (nd->op != OP_LOAD || nd->ref != f)
+      continue;
+    int column = 1;
+    for (int d = 1; d < k->rank; d++)
+      column &= nd->off[d] == 0;
+    if (!column)
+      continue;
+    n++;
+    if (nd->off[0] < *lo)
+      *lo = nd->off[0];
+    if (nd->off[0] > *hi)
+      *hi = nd->off[0];
+  }
+  return n >= 2 && *hi > *lo;
+}
+
 void pass_gpu(IrProgram *p, const PassOptions *o)
 {
   if (o->target != TARGET_CUDA)
@@ -105,5 +129,15 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
     k->march = stream ? (o->march ? o->march : 4) : 1;
+    /* Streaming keeps a field's own column (loads at (d, 0, 0) for two or
+     * more d) in registers: one load per plane instead of one per use. */
+    k->gpu_queue = NULL;
+    if (k->gpu == GPU_STREAM) {
+      k->gpu_queue = arena_alloc(p->arena, (size_t)p->fields.len + 1);
+      k->gpu_queue_lo = arena_alloc(p->arena, sizeof(int) * (size_t)(p->fields.len + 1));
+      k->gpu_queue_hi = arena_alloc(p->arena, sizeof(int) * (size_t)(p->fields.len + 1));
+      for (int f = 0; f < p->fields.len; f++)
+        k->gpu_queue[f] = (char)column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
+    }
   }
 }
