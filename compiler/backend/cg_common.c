@@ -718,45 +718,28 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
     buf_puts(b, "  { 0 },\n");
   buf_puts(b, "};\n\n");
 
-  /* Named scalar consts print by name, so declare each one used. */
+  /* Named scalar consts print by name, so declare each one used, once. */
   int any_const = 0;
-  for (int ki = 0; ki < p->kernels.len; ki++) {
-    const IrKernel *k = p->kernels.data[ki];
-    for (int i = 0; i < k->nodes.len; i++) {
-      const IrNode *n = &k->nodes.data[i];
+  Vec(const char *) declared = { 0 };
+  for (int ki = -1; ki < p->kernels.len; ki++) {
+    const IrNodes *pool = ki < 0 ? &p->host : &p->kernels.data[ki]->nodes;
+    for (int i = 0; i < pool->len; i++) {
+      const IrNode *n = &pool->data[i];
       if (n->op != OP_CONST || !n->name)
         continue;
       int seen = 0;
-      for (int kj = 0; kj <= ki && !seen; kj++) {
-        const IrKernel *k2 = p->kernels.data[kj];
-        for (int j = 0; j < (kj == ki ? i : k2->nodes.len) && !seen; j++)
-          seen = k2->nodes.data[j].op == OP_CONST && streq(k2->nodes.data[j].name, n->name);
-      }
+      for (int j = 0; j < declared.len && !seen; j++)
+        seen = streq(declared.data[j], n->name);
       if (seen)
         continue;
+      vec_push(&declared, n->name);
       buf_printf(b, "%s %s %s = ", t->const_decl, ctype(n->ty), cname(p, n->name));
       print_number(b, n->ty, n->f);
       buf_puts(b, ";\n");
       any_const = 1;
     }
   }
-  for (int i = 0; i < p->host.len; i++) {
-    const IrNode *n = &p->host.data[i];
-    if (n->op != OP_CONST || !n->name)
-      continue;
-    int seen = 0;
-    for (int ki = 0; ki < p->kernels.len && !seen; ki++)
-      for (int j = 0; j < p->kernels.data[ki]->nodes.len && !seen; j++)
-        seen = p->kernels.data[ki]->nodes.data[j].op == OP_CONST && streq(p->kernels.data[ki]->nodes.data[j].name, n->name);
-    for (int j = 0; j < i && !seen; j++)
-      seen = p->host.data[j].op == OP_CONST && streq(p->host.data[j].name, n->name);
-    if (seen)
-      continue;
-    buf_printf(b, "%s %s %s = ", t->const_decl, ctype(n->ty), cname(p, n->name));
-    print_number(b, n->ty, n->f);
-    buf_puts(b, ";\n");
-    any_const = 1;
-  }
+  vec_free(&declared);
   for (int i = 0; i < p->tables.len; i++) {
     const IrTable *t = &p->tables.data[i];
     buf_printf(b, "static const %s %s[%d] = {", ctype(t->ty), cname(p, t->name), t->len);

@@ -289,6 +289,24 @@ static Type check_offsets(Ctx *c, Node *n, Sym *f)
   return ok ? f->ty : TY_ERROR;
 }
 
+/* Can this kernel read field f here? Reports why not. */
+static int field_readable(Ctx *c, Node *n, Sym *f)
+{
+  if (!f->grid)
+    return 0; /* its grid was unknown: reported at the declaration */
+  if (c->where != IN_KERNEL) {
+    diag_error(c->s->diag, n->span, "field '%s' can only be read inside a kernel; "
+               "use a reduction kernel to bring values to main", n->name);
+    return 0;
+  }
+  if (f->grid != c->grid) {
+    diag_error(c->s->diag, n->span, "field '%s' is on grid '%s' but kernel '%s' runs over grid '%s'",
+               n->name, f->grid->name, c->kernel->name, c->grid->name);
+    return 0;
+  }
+  return 1;
+}
+
 static Type check_name(Ctx *c, Node *n)
 {
   Sema *s = c->s;
@@ -322,18 +340,8 @@ static Type check_name(Ctx *c, Node *n)
     }
     return sym->ty;
   case SYM_FIELD:
-    if (!sym->grid)
-      return TY_ERROR; /* its grid was unknown: reported at the declaration */
-    if (c->where != IN_KERNEL) {
-      diag_error(s->diag, n->span, "field '%s' can only be read inside a kernel; "
-                 "use a reduction kernel to bring values to main", n->name);
+    if (!field_readable(c, n, sym))
       return TY_ERROR;
-    }
-    if (sym->grid != c->grid) {
-      diag_error(s->diag, n->span, "field '%s' is on grid '%s' but kernel '%s' runs over grid '%s'",
-                 n->name, sym->grid->name, c->kernel->name, c->grid->name);
-      return TY_ERROR;
-    }
     {
       Access acc = { .field = sym, .span = n->span };
       vec_push(&c->reads, acc);
@@ -363,18 +371,8 @@ static Type check_index(Ctx *c, Node *n)
     return TY_ERROR;
   }
   if (sym->kind == SYM_FIELD) {
-    if (!sym->grid)
+    if (!field_readable(c, n, sym))
       return TY_ERROR;
-    if (c->where != IN_KERNEL) {
-      diag_error(s->diag, n->span, "field '%s' can only be read inside a kernel; "
-                 "use a reduction kernel to bring values to main", n->name);
-      return TY_ERROR;
-    }
-    if (sym->grid != c->grid) {
-      diag_error(s->diag, n->span, "field '%s' is on grid '%s' but kernel '%s' runs over grid '%s'",
-                 n->name, sym->grid->name, c->kernel->name, c->grid->name);
-      return TY_ERROR;
-    }
     return check_offsets(c, n, sym);
   }
   if (sym->kind == SYM_CONST && sym->is_array) {
