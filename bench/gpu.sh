@@ -43,22 +43,25 @@ small() {
     himeno) echo "--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|Gosa :" ;;
     diffusion3d) echo "--N=40 --STEPS=15|f:float fn:float|Total heat :;Peak :" ;;
     jacobi2d) echo "--N=70 --M=90 --MAXIT=40|u:double uold:double|Residual :;Solution Error :;Iterations :" ;;
+    lazy) echo "--N=40 --STEPS=13|u:double un:double|a :;b :;c :;cnt :;trail :;last change :;peak :;total :;points :" ;;
   esac
 }
 
 # ---- verify --------------------------------------------------------------
 say ""
 say "verification (small sizes, against --target=c):"
-for ex in himeno diffusion3d jacobi2d; do
+for ex in himeno diffusion3d jacobi2d lazy; do
   IFS='|' read -r args fields values <<<"$(small $ex)"
-  build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" examples/$ex.stn || exit 2
+  src=examples/$ex.stn
+  [ -f "$src" ] || src=bench/$ex.stn
+  build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" $src || exit 2
   saves=""
   for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
   # shellcheck disable=SC2086
   "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out" || exit 2
   for s in $STRATS; do
     build/stencilc --target=cuda --cuda-strategy=$s --cflags="-O3 -fmad=false" --build -o "$T/$ex.$s" \
-      examples/$ex.stn >"$T/build.$ex.$s.log" 2>&1 || {
+      $src >"$T/build.$ex.$s.log" 2>&1 || {
       cp "$T/build.$ex.$s.log" "$LOG/"; say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$s.${f%%:*}"; done
@@ -163,6 +166,16 @@ while IFS='|' read -r ex size args bpp fpp pts iters; do
              f * pts / step / 1e9, pts / step / 1e9, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
   done
 done < <(cases)
+# ---- hand-written kernels beside ------------------------------------------
+say ""
+say "hand-written CUDA (bench/handwritten.cu), same GPU, same run; % of its own copy measurement:"
+if nvcc -O3 -arch=sm_90 -std=c++17 -o "$T/handwritten" bench/handwritten.cu 2>>"$LOG/gpu.log"; then
+  "$T/handwritten" 2>&1 | tee -a "$LOG/gpu.log" >/dev/null
+  grep -E "^(himeno|diffusion|nored 128x2|red kernel only 128x1|red \+ 2-stage finish 128x4|red \+ 2-stage finish \+ memcpy|stream prefetch 64x4|vec4 naive 32x8|check)" "$LOG/gpu.log" | tail -20
+else
+  say "  handwritten.cu: BUILD FAILED"; fail=1
+fi
+
 # ---- autotune -------------------------------------------------------------
 # First run: tunes (inside its timer, so its time is not used) and writes the
 # cache; second run: must read the cache, not tune again; its time against

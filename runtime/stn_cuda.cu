@@ -6,9 +6,6 @@
 #define STN_VERSION "0.1.0"
 #endif
 
-static double *scratch;
-static size_t scratch_n;
-static double *results;
 static double *stage1;     /* first stage of the deterministic finish */
 
 void stn_cuda_check(cudaError_t err, const char *what, const char *file, int line)
@@ -202,46 +199,35 @@ void stn_cuda_finish(stn_program *p)
     STN_CUDA_CHECK(cudaFree(p->fields[i]->mem));
     p->fields[i]->mem = p->fields[i]->origin = NULL;
   }
-  STN_CUDA_CHECK(cudaFree(scratch));
-  STN_CUDA_CHECK(cudaFree(results));
   STN_CUDA_CHECK(cudaFree(stage1));
-  scratch = results = stage1 = NULL;
-  scratch_n = 0;
+  stage1 = NULL;
   /* stn_finish's host-side work (the --save list) without freeing fields twice. */
   p->nfields = 0;
   stn_finish(p);
 }
 
-double *stn_cuda_scratch(size_t n)
-{
-  if (n > scratch_n) {
-    STN_CUDA_CHECK(cudaFree(scratch));
-    STN_CUDA_CHECK(cudaMalloc(&scratch, n * sizeof(double)));
-    scratch_n = n;
-  }
-  return scratch;
-}
-
 template <int OP> __device__ static double combine_all(const double *part, int n)
 {
   double v = OP == STN_RED_SUM ? 0.0 : OP == STN_RED_MAX ? -INFINITY : INFINITY;
+#pragma unroll 8
   for (int b = threadIdx.x; b < n; b += blockDim.x)
     v = stn_combine<OP>(v, part[b]);
   return stn_block_reduce<OP>(v);
 }
 
-enum { MAXRED = 16 };
-typedef struct red_ops { int op[MAXRED]; } red_ops;  /* passed by value: no copy */
+typedef struct red_ops { int op[STN_MAXRED]; } red_ops;  /* passed by value: no copy */
 
 /* Block b combines the partials [b * chunk, (b + 1) * chunk) of each
- * reduction, threads striding over its chunk, into out[r * gridDim.x + b].
- * Which partial goes where depends only on the counts, never on timing,
- * so the result is the same bit for bit from run to run. */
-__global__ static void finish_kernel(const double *partials, int n, int chunk, int nred, red_ops ops, double *out)
+ * reduction (n partials per reduction, `stride` apart), threads striding
+ * over its chunk, into out[r * gridDim.x + b]. Which partial goes where
+ * depends only on the counts, never on timing, so the result is the same
+ * bit for bit from run to run. */
+__global__ static void finish_kernel(const double *partials, int n, size_t stride, int chunk, int nred, red_ops ops,
+                                     double *out)
 {
   int lo = blockIdx.x * chunk, len = n - lo < chunk ? n - lo : chunk;
   for (int r = 0; r < nred; r++) {
-    const double *part = partials + (size_t)r * n + lo;
+    const double *part = partials + (size_t)r * stride + lo;
     double v;
     switch (ops.op[r]) {
     case STN_RED_MAX: v = combine_all<STN_RED_MAX>(part, len); break;
@@ -253,122 +239,6 @@ __global__ static void finish_kernel(const double *partials, int n, int chunk, i
   }
 }
 
-static red_ops ops_of(int nred, const int *ops)
-{
-  if (nred > MAXRED)
-    stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, MAXRED);
-  red_ops o;
-  for (int r = 0; r < MAXRED; r++)
-    o.op[r] = r < nred ? ops[r] : STN_RED_SUM;
-  return o;
-}
-
-/* Two stages when there are many partials (a 257x257x513 Himeno sweep
- * leaves 130,000): one block alone took a fifth of the sweep's time. */
-enum { CHUNK = 2048, MAXSTAGE1 = 4096 };
-
-const double *stn_cuda_finish_reduction_async(double *partials, int nblocks, int nred, const int *ops)
-{
-  red_ops o = ops_of(nred, ops);
-  if (!results) {
-    STN_CUDA_CHECK(cudaMalloc(&results, MAXRED * sizeof(double)));
-    STN_CUDA_CHECK(cudaMalloc(&stage1, (size_t)MAXRED * MAXSTAGE1 * sizeof(double)));
-  }
-  int nb1 = (nblocks + CHUNK - 1) / CHUNK;
-  if (nb1 > MAXSTAGE1)
-    stn_fatal("a reduction over %d blocks is larger than the runtime supports (%d)", nblocks, CHUNK * MAXSTAGE1);
-  if (nb1 <= 1) {
-    finish_kernel<<<1, 256>>>(partials, nblocks, nblocks, nred, o, results);
-    stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(256));
-    return results;
-  }
-  finish_kernel<<<nb1, 256>>>(partials, nblocks, CHUNK, nred, o, stage1);
-  stn_cuda_check_launch("reduction (finish, stage 1)", dim3(nb1), dim3(256));
-  finish_kernel<<<1, 256>>>(stage1, nb1, nb1, nred, o, results);
-  stn_cuda_check_launch("reduction (finish, stage 2)", dim3(1), dim3(256));
-  return results;
-}
-
-/* Pending deliveries: pinned slot -> main's variable. */
-typedef struct pending { const double *slot; void *dst; stn_type type; } pending;
-static pending *pend;
-static int npend, cappend;
-
-double *stn_cuda_pinned(int n)
-{
-  double *p;
-  STN_CUDA_CHECK(cudaMallocHost(&p, (size_t)n * sizeof(double)));
-  return p;
-}
-
-static void deliver(const pending *q)
-{
-  if (q->type == STN_INT)
-    *(int *)q->dst = (int)*q->slot;
-  else if (q->type == STN_FLOAT)
-    *(float *)q->dst = (float)*q->slot;
-  else
-    *(double *)q->dst = *q->slot;
-}
-
-void stn_cuda_sync(void)
-{
-  STN_CUDA_CHECK(cudaDeviceSynchronize());
-  for (int i = 0; i < npend; i++)
-    deliver(&pend[i]);
-  npend = 0;
-}
-
-void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type)
-{
-  for (int r = 0; r < nred; r++)
-    if (dst[r]) {
-      pending q = { values + r, dst[r], dst_type[r] };
-      deliver(&q);
-    }
-}
-
-double stn_cuda_time(void)
-{
-  stn_cuda_sync();
-  return stn_time();
-}
-
-void stn_cuda_deliver_async(const double *dev_results, double *pinned, int nred, void *const *dst,
-                            const stn_type *dst_type)
-{
-  /* The slot is reused by the next call of the same kernel: if a delivery
-   * from it to another variable is still pending, make it first. */
-  for (int i = 0; i < npend; i++)
-    for (int r = 0; r < nred; r++)
-      if (pend[i].slot == pinned + r && dst[r] && pend[i].dst != dst[r]) {
-        stn_cuda_sync();
-        goto enqueue;
-      }
-enqueue:
-  STN_CUDA_CHECK(cudaMemcpyAsync(pinned, dev_results, (size_t)nred * sizeof(double), cudaMemcpyDeviceToHost, 0));
-  for (int r = 0; r < nred; r++) {
-    if (!dst[r])
-      continue;
-    int i;
-    for (i = 0; i < npend && pend[i].slot != pinned + r; i++)
-      ;
-    if (i == npend) {
-      if (npend == cappend) {
-        cappend = cappend ? 2 * cappend : 16;
-        pend = (pending *)realloc(pend, sizeof *pend * (size_t)cappend);
-        if (!pend)
-          stn_fatal("out of memory");
-      }
-      npend++;
-    }
-    pend[i].slot = pinned + r;
-    pend[i].dst = dst[r];
-    pend[i].type = dst_type[r];
-  }
-}
-
-
 __global__ static void identity_kernel(double *slots, int nred, red_ops ops)
 {
   int r = threadIdx.x;
@@ -376,11 +246,146 @@ __global__ static void identity_kernel(double *slots, int nred, red_ops ops)
     slots[r] = ops.op[r] == STN_RED_SUM ? 0.0 : ops.op[r] == STN_RED_MAX ? -INFINITY : INFINITY;
 }
 
-double *stn_cuda_atomic_slots(int nred, const int *ops)
+/* Two stages when there are many partials (a 257x257x513 Himeno sweep
+ * with 128x1 blocks leaves 261,120): one block alone took a fifth of the
+ * sweep's time. */
+enum { CHUNK = 2048, MAXSTAGE1 = 4096 };
+
+/* Reductions launched but not yet finished, in launch order. */
+static stn_reduction **pend;
+static int npend, cappend;
+
+static void start(stn_reduction *r, int nred, const int *ops, int atomic)
 {
-  double *slots = stn_cuda_scratch((size_t)nred);
-  identity_kernel<<<1, MAXRED>>>(slots, nred, ops_of(nred, ops));
-  stn_cuda_check_launch("reduction (identities)", dim3(1), dim3(MAXRED));
-  return slots;
+  if (nred > STN_MAXRED)
+    stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, STN_MAXRED);
+  r->nred = nred;
+  r->atomic = atomic;
+  for (int i = 0; i < nred; i++)
+    r->ops[i] = ops[i];
+  STN_CUDA_CHECK(cudaHostAlloc(&r->out, STN_MAXRED * sizeof(double), cudaHostAllocMapped));
+  STN_CUDA_CHECK(cudaHostGetDevicePointer(&r->out_dev, r->out, 0));
+  r->started = 1;
 }
 
+void stn_cuda_reduction_begin(stn_reduction *r, int nred, const int *ops, int atomic, void *const *dst,
+                              const stn_type *dst_type)
+{
+  if (!r->started)
+    start(r, nred, ops, atomic);
+  /* This launch overwrites the partials of the last one: if that result
+   * is still to reach a different variable, finish and deliver it first. */
+  if (r->pending)
+    for (int i = 0; i < nred; i++)
+      if (r->dst[i] && r->dst[i] != dst[i]) {
+        stn_cuda_sync();
+        break;
+      }
+  for (int i = 0; i < nred; i++) {
+    r->dst[i] = dst[i];
+    r->dst_type[i] = dst_type[i];
+  }
+}
+
+static red_ops ops_of(const stn_reduction *r)
+{
+  red_ops o;
+  for (int i = 0; i < STN_MAXRED; i++)
+    o.op[i] = i < r->nred ? r->ops[i] : STN_RED_SUM;
+  return o;
+}
+
+double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks)
+{
+  size_t need = r->atomic ? 1 : nblocks;
+  if (!r->atomic && (nblocks + CHUNK - 1) / CHUNK > MAXSTAGE1)
+    stn_fatal("a reduction over %zu blocks is larger than the runtime supports (%d); use a larger --block", nblocks,
+              CHUNK * MAXSTAGE1);
+  if (need > r->cap) {
+    STN_CUDA_CHECK(cudaFree(r->part));
+    STN_CUDA_CHECK(cudaMalloc(&r->part, need * (size_t)r->nred * sizeof(double)));
+    r->cap = need;
+  }
+  r->nblocks = nblocks;
+  if (r->atomic) {
+    identity_kernel<<<1, STN_MAXRED>>>(r->part, r->nred, ops_of(r));
+    stn_cuda_check_launch("reduction (identities)", dim3(1), dim3(STN_MAXRED));
+  }
+  return r->part;
+}
+
+void stn_cuda_reduction_end(stn_reduction *r)
+{
+  if (r->pending)
+    return;
+  r->pending = 1;
+  if (npend == cappend) {
+    cappend = cappend ? 2 * cappend : 16;
+    pend = (stn_reduction **)realloc(pend, sizeof *pend * (size_t)cappend);
+    if (!pend)
+      stn_fatal("out of memory");
+  }
+  pend[npend++] = r;
+}
+
+/* Enqueues the combination of r's latest partials into its mapped host
+ * slots. */
+static void finish_async(stn_reduction *r)
+{
+  red_ops o = ops_of(r);
+  if (r->atomic) {
+    finish_kernel<<<1, 32>>>(r->part, 1, 1, 1, r->nred, o, r->out_dev);
+    stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(32));
+    return;
+  }
+  int n = (int)r->nblocks, nb1 = (n + CHUNK - 1) / CHUNK;
+  if (nb1 <= 1) {
+    finish_kernel<<<1, 256>>>(r->part, n, (size_t)n, n, r->nred, o, r->out_dev);
+    stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(256));
+    return;
+  }
+  if (!stage1)
+    STN_CUDA_CHECK(cudaMalloc(&stage1, (size_t)STN_MAXRED * MAXSTAGE1 * sizeof(double)));
+  finish_kernel<<<nb1, 256>>>(r->part, n, (size_t)n, CHUNK, r->nred, o, stage1);
+  stn_cuda_check_launch("reduction (finish, stage 1)", dim3(nb1), dim3(256));
+  finish_kernel<<<1, 256>>>(stage1, nb1, nb1, nb1, r->nred, o, r->out_dev);
+  stn_cuda_check_launch("reduction (finish, stage 2)", dim3(1), dim3(256));
+}
+
+static void deliver(double v, void *dst, stn_type type)
+{
+  if (type == STN_INT)
+    *(int *)dst = (int)v;
+  else if (type == STN_FLOAT)
+    *(float *)dst = (float)v;
+  else
+    *(double *)dst = v;
+}
+
+void stn_cuda_sync(void)
+{
+  for (int i = 0; i < npend; i++)
+    finish_async(pend[i]);
+  STN_CUDA_CHECK(cudaDeviceSynchronize());
+  for (int i = 0; i < npend; i++) {
+    stn_reduction *r = pend[i];
+    for (int j = 0; j < r->nred; j++)
+      if (r->dst[j])
+        deliver(r->out[j], r->dst[j], r->dst_type[j]);
+    r->pending = 0;
+  }
+  npend = 0;
+}
+
+void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type)
+{
+  for (int r = 0; r < nred; r++)
+    if (dst[r])
+      deliver(values[r], dst[r], dst_type[r]);
+}
+
+double stn_cuda_time(void)
+{
+  stn_cuda_sync();
+  return stn_time();
+}

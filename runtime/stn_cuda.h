@@ -4,8 +4,8 @@
  * (same layout as on the CPU, see stn.h) in device memory; host copies
  * happen only for file output. Reductions: each block combines its
  * threads' values (warp shuffle, then shared memory) and writes one
- * partial; a second, single-block kernel combines the partials in a fixed
- * order, so results are bit-identical from run to run. */
+ * partial; finishing kernels combine the partials in a fixed order, so
+ * results are bit-identical from run to run (see stn_reduction). */
 #ifndef STN_CUDA_H
 #define STN_CUDA_H
 #include "stn.h"
@@ -24,28 +24,40 @@ void stn_cuda_field_zero(stn_field *f);
 void stn_cuda_field_write(const stn_field *f, const char *path);
 void stn_cuda_finish(stn_program *p);
 
-/* Scratch for reduction partials: room for n doubles, reused. */
-double *stn_cuda_scratch(size_t n);
+/* A kernel's reductions (one stn_reduction, static in its wrapper).
+ * Deterministic (the default): each block writes one partial per
+ * reduction; finishing combines them in a fixed order in two kernels.
+ * Atomic (--no-deterministic-reductions): blocks combine into one slot
+ * with atomics. Results reach main lazily: a launch only records that its
+ * result is pending, and stn_cuda_sync() (printed before main reads such a
+ * variable) finishes every pending reduction into mapped host memory,
+ * waits and delivers. A launch whose result main never reads (the time
+ * loop of Himeno overwrites gosa every sweep) is never finished: the
+ * sweep costs one kernel launch, not four operations. */
+enum { STN_MAXRED = 16 };
+typedef struct stn_reduction {
+  int started, nred, atomic, ops[STN_MAXRED];
+  double *part;             /* device: nred x cap partials (atomic: nred slots) */
+  size_t cap, nblocks;      /* partials per reduction: allocated, latest launch */
+  double *out, *out_dev;    /* mapped host memory: the finished values */
+  int pending;              /* launched, not yet finished and delivered */
+  void *dst[STN_MAXRED];    /* main's variables (NULL: not delivered) */
+  stn_type dst_type[STN_MAXRED];
+} stn_reduction;
 
-/* Reductions reach main lazily: the wrapper enqueues the result's copy
- * into pinned host memory and records where it must go; stn_cuda_sync()
- * (printed before main reads such a variable) waits for the device and
- * delivers. A time loop that does not read its residual never waits. */
-double *stn_cuda_pinned(int n);
-void stn_cuda_deliver_async(const double *dev_results, double *pinned, int nred, void *const *dst,
-                            const stn_type *dst_type);
+/* Before a launch: set up r and record where its results go. */
+void stn_cuda_reduction_begin(stn_reduction *r, int nred, const int *ops, int atomic, void *const *dst,
+                              const stn_type *dst_type);
+/* In the launch: the partials' storage for nblocks blocks. */
+double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks);
+/* After the launch: the result is pending. */
+void stn_cuda_reduction_end(stn_reduction *r);
+/* Waits for the device, finishing and delivering every pending result. */
 void stn_cuda_sync(void);
 /* For values already on the host (an empty region's identities). */
 void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type);
 /* Seconds, after the device has finished the work enqueued so far. */
 double stn_cuda_time(void);
-/* Combines nblocks partials per reduction (ops[r]: STN_RED_*) in a fixed
- * order into device results; returns where they are (no copy). */
-const double *stn_cuda_finish_reduction_async(double *partials, int nblocks, int nred, const int *ops);
-
-/* --no-deterministic-reductions: one slot per reduction, combined with
- * atomics (order, and so the last bits of a sum, vary between runs). */
-double *stn_cuda_atomic_slots(int nred, const int *ops);
 
 enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2 };
 

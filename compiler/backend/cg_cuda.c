@@ -251,7 +251,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", nthreads, k->name, gname);
+  /* Launch bounds: the block's threads, but at least 512 (the register
+   * budget the H100 sweep measured, and room for --autotune to try larger
+   * blocks) unless a shared-memory tile fixes the block. */
+  int bound = k->gpu != GPU_SMEM && nthreads < 512 ? 512 : nthreads;
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", bound, k->name, gname);
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
     if (r || w)
@@ -299,7 +303,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
 
   /* ---- the host wrapper ---- */
   /* Reductions go to main's variables through pointers (NULL: dropped),
-   * delivered when main next needs them (stn_cuda_sync). The variable's
+   * finished and delivered only when main next needs them (stn_cuda_sync,
+   * see stn_reduction in runtime/stn_cuda.h). The variable's
    * type is the reduction's unless main converts: pass it along. */
   buf_printf(b, "static void %s_(", k->name);
   for (int i = 0; i < k->args.len; i++)
@@ -326,12 +331,12 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "\"%s\"", k->untunable);
   else
     buf_puts(b, "NULL");
-  buf_printf(b, ", %d, %d, 0 };\n", nthreads, k->gpu != GPU_NAIVE);
+  buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE);
   if (k->reds.len) {
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < k->reds.len; i++)
       buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
-    buf_printf(b, "};\n  static double *pinned_;\n  if (!pinned_)\n    pinned_ = stn_cuda_pinned(%d);\n", k->reds.len);
+    buf_puts(b, "};\n  static stn_reduction red_;\n");
     buf_puts(b, "  void *const dst_[] = {");
     for (int i = 0; i < k->reds.len; i++)
       buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
@@ -345,7 +350,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
   buf_puts(b, ") {\n");
   if (k->reds.len)
-    buf_printf(b, "    double *stn_part = NULL;\n%s", k->gpu_atomic ? "" : "    size_t nblocks_ = 0;\n");
+    buf_printf(b, "    stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
   /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
   if (k->gpu == GPU_STREAM && r == 2) {
@@ -366,11 +371,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     else
       buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
   }
-  if (k->reds.len && k->gpu_atomic)
-    buf_printf(b, "      stn_part = stn_cuda_atomic_slots(%d, ops_);\n", k->reds.len);
-  else if (k->reds.len)
-    buf_printf(b, "      nblocks_ = (size_t)grid.x * grid.y * grid.z;\n      stn_part = stn_cuda_scratch(%d * nblocks_);\n",
-               k->reds.len);
+  if (k->reds.len)
+    buf_puts(b, "      double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
   buf_printf(b, "      if (%s.size < 2147483647u)\n        %s_kernel_<int><<<grid, block>>>(", gname, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
   buf_printf(b, "      else\n        %s_kernel_<long><<<grid, block>>>(", k->name);
@@ -381,21 +383,17 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
               "      stn_cuda_tune(&tune_, &");
   buf_printf(b, "%s, [&](int x_, int y_, int m_) { return launch_(x_, y_, m_, false); });\n", gname);
   buf_puts(b, "    launch_(tune_.bx, tune_.by, tune_.march, true);\n");
-  if (k->reds.len && k->gpu_atomic)
-    buf_printf(b, "    stn_cuda_deliver_async(stn_part, pinned_, %d, dst_, dst_type_);\n", k->reds.len);
-  else if (k->reds.len)
-    buf_printf(b, "    stn_cuda_deliver_async(stn_cuda_finish_reduction_async(stn_part, (int)nblocks_, %d, ops_), pinned_, %d, "
-               "dst_, dst_type_);\n", k->reds.len, k->reds.len);
+  if (k->reds.len)
+    buf_puts(b, "    stn_cuda_reduction_end(&red_);\n");
   buf_puts(b, "  }");
   if (k->reds.len) {
     /* An empty region: the identities, delivered at once. */
-    buf_puts(b, " else {\n    stn_cuda_sync();\n");
+    buf_puts(b, " else {\n    stn_cuda_sync();\n    const double identity_[] = {");
     for (int i = 0; i < k->reds.len; i++) {
-      buf_printf(b, "    pinned_[%d] = ", i);
+      buf_puts(b, i ? ", " : "");
       print_number(b, TY_DOUBLE, k->reds.data[i].op == RED_SUM ? 0 : k->reds.data[i].op == RED_MAX ? -INFINITY : INFINITY);
-      buf_puts(b, ";\n");
     }
-    buf_printf(b, "    stn_cuda_deliver_now(pinned_, %d, dst_, dst_type_);\n  }", k->reds.len);
+    buf_printf(b, "};\n    stn_cuda_deliver_now(identity_, %d, dst_, dst_type_);\n  }", k->reds.len);
   }
   buf_puts(b, "\n}\n\n");
   free(use_level);

@@ -10,7 +10,9 @@
  * has nothing to march over. --cuda-strategy forces one.
  *
  * Block shapes and marching lengths are the sweep's best: naive 3-D 128x4,
- * naive 2-D 64x8 (for symmetry with 3-D; 2-D kernels stream), stream 3-D
+ * or 128x1 with reductions (the block-wide combine waits for every warp of
+ * the block; Himeno L 97.4% of copy bandwidth at 128x1 against 96.2% at
+ * 128x4, bench/exp sweep of 2026-11-22 in docs/benchmarks.md), naive 2-D 64x8 (for symmetry with 3-D; 2-D kernels stream), stream 3-D
  * 128x2 marching 4 planes, stream 2-D 512 threads marching 4 rows; 256
  * threads for rank 1. --block and --march override. */
 #include "passes/passes.h"
@@ -124,7 +126,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128) : (k->rank == 2 ? 64 : 128);
-    int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : 4);
+    int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
