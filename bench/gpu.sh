@@ -169,7 +169,7 @@ done < <(cases)
 # ---- hand-written kernels beside ------------------------------------------
 say ""
 say "hand-written CUDA (bench/handwritten.cu), same GPU, same run; % of its own copy measurement:"
-if nvcc -O3 -arch=sm_90 -std=c++17 -o "$T/handwritten" bench/handwritten.cu 2>>"$LOG/gpu.log"; then
+if nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o "$T/handwritten" bench/handwritten.cu 2>>"$LOG/gpu.log"; then
   "$T/handwritten" 2>&1 | tee -a "$LOG/gpu.log"
 else
   say "  handwritten.cu: BUILD FAILED"; fail=1

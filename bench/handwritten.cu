@@ -8,10 +8,17 @@
 // in the same run (docs/benchmarks.md). The "check" lines compare the
 // variants' results with each other.
 //
-//   nvcc -O3 -arch=sm_90 -std=c++17 -o handwritten bench/handwritten.cu && ./handwritten
-//   env: SKIPH=1 skips Himeno; PROF=1 launches each kernel twice (for ncu)
+//   nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o handwritten bench/handwritten.cu && ./handwritten
+//   env: SKIPH=1 skips Himeno, ONLYL=1 runs only size L; PROF=1 launches
+//   each kernel twice (for ncu). Experiments (docs/benchmarks.md, 07:00 UTC
+//   entry): GEN=1 also times stencilc's own Himeno kernel (pasted below);
+//   GENLAYOUT=1 lays the arrays out like stencilc; X4=1 drops the idle
+//   last block along k; SWAP=1 swaps p and wrk2 after each sweep; REALP=1
+//   fills p like Himeno; NOCOPY=1 allocates the arrays first; STAGGER=B
+//   offsets array x by x*B bytes; LONG=1 times 300 sweeps as one.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); exit(1);} } while (0)
 
@@ -42,6 +49,28 @@ template <int OP> __device__ double bred(double v)
 
 // MODE 0: no residual. 1: double block reduce, partial per block. 2: float warp sums, double block.
 // 3: warp shuffle then atomicAdd per warp. JPT rows per thread (j), IPT planes per thread (i).
+#include "stn.h"
+static constexpr float omega = 0.8f;
+// The kernel stencilc generates for bench/himeno_nored.stn, verbatim (GEN=1 runs it here).
+template <typename I>
+__global__ void __launch_bounds__(512) jacobi_kernel_(const stn_grid G, const float *__restrict__ a0, const float *__restrict__ a1, const float *__restrict__ a2, const float *__restrict__ a3, const float *__restrict__ b0, const float *__restrict__ b1, const float *__restrict__ b2, const float *__restrict__ c0, const float *__restrict__ c1, const float *__restrict__ c2, const float *__restrict__ wrk1, const float *__restrict__ bnd, const float *__restrict__ p, float *__restrict__ wrk2, long i_lo_, long i_hi_, long j_lo_, long j_hi_, long k_lo_, long k_hi_)
+{
+  const I s0_ = (I)G.stride[0];
+  const I s1_ = (I)G.stride[1];
+  const I k = (I)(k_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x + threadIdx.x);
+  const I j = (I)j_lo_ + (I)(blockIdx.y * blockDim.y + threadIdx.y);
+  const I i = (I)i_lo_ + (I)(blockIdx.z);
+  if (k >= k_lo_ && k < k_hi_ && j < j_hi_ && i < i_hi_) {
+    const I c_ = i * s0_ + j * s1_ + k;
+    /* bench/himeno_nored.stn:21 */
+    const float s0 = a0[c_] * p[c_ + s0_] + a1[c_] * p[c_ + s1_] + a2[c_] * p[c_ + 1] + b0[c_] * (p[c_ + s0_ + s1_] - p[c_ + s0_ - s1_] - p[c_ - s0_ + s1_] + p[c_ - s0_ - s1_]) + b1[c_] * (p[c_ + s1_ + 1] - p[c_ - s1_ + 1] - p[c_ + s1_ - 1] + p[c_ - s1_ - 1]) + b2[c_] * (p[c_ + s0_ + 1] - p[c_ - s0_ + 1] - p[c_ + s0_ - 1] + p[c_ - s0_ - 1]) + c0[c_] * p[c_ - s0_] + c1[c_] * p[c_ - s1_] + c2[c_] * p[c_ - 1] + wrk1[c_];
+    /* bench/himeno_nored.stn:26 */
+    const float ss = (s0 * a3[c_] - p[c_]) * bnd[c_];
+    /* bench/himeno_nored.stn:27 */
+    wrk2[c_] = p[c_] + omega * ss;
+  }
+}
+
 __device__ unsigned counter_;
 __device__ double acc2_;
 template <int MODE, int JPT, int IPT>
@@ -261,9 +290,11 @@ static float *dalloc(size_t n, float v)
 template <int MODE, int JPT, int IPT>
 static void run_h(const char *name, Hm h, int bx, int by, double *part, double *acc, double *out, bool fin, bool copy = false, bool fin2 = false, bool map = false)
 {
-  dim3 b(bx, by), g((h.nk + bx - 1) / bx, (h.nj - 2 + by * JPT - 1) / (by * JPT), (h.ni - 2 + IPT - 1) / IPT);
+  // X4=1: no block past the last interior point along k; SWAP=1: swap p and wrk2 after each sweep, as a program does
+  dim3 b(bx, by), g(((getenv("X4") ? h.nk - 1 : h.nk) + bx - 1) / bx, (h.nj - 2 + by * JPT - 1) / (by * JPT), (h.ni - 2 + IPT - 1) / IPT);
   int nb = g.x * g.y * g.z;
-  float ms = best_ms([&] { himeno_k<MODE, JPT, IPT><<<g, b>>>(h, part, acc); if (fin) finish<<<1, 1024>>>(part, nb, out); if (fin2) { int nb1 = (nb + 2047) / 2048; finish2<<<nb1, 256>>>(part, nb, 2048, stage); finish2<<<1, 256>>>(stage, nb1, nb1, map ? mapped : out); }
+  bool swap = getenv("SWAP") != NULL;
+  float ms = best_ms([&] { himeno_k<MODE, JPT, IPT><<<g, b>>>(h, part, acc); if (swap) { float *t = (float *)h.p; h.p = h.wrk2; h.wrk2 = t; } if (fin) finish<<<1, 1024>>>(part, nb, out); if (fin2) { int nb1 = (nb + 2047) / 2048; finish2<<<nb1, 256>>>(part, nb, 2048, stage); finish2<<<1, 256>>>(stage, nb1, nb1, map ? mapped : out); }
     if (copy) cudaMemcpyAsync(pinned_h, fin2 ? out : acc, 8, cudaMemcpyDeviceToHost); }, 4, 30);
   char buf[128];
   snprintf(buf, sizeof buf, "%s %dx%d", name, bx, by);
@@ -273,7 +304,8 @@ static void run_h(const char *name, Hm h, int bx, int by, double *part, double *
 int main()
 {
   CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
-  {
+  if (getenv("NOCOPY")) BW = 3000;  // placement experiment: allocate the arrays first
+  else {
     size_t bytes = (size_t)1 << 31; void *a, *b;
     CK(cudaMalloc(&a, bytes)); CK(cudaMalloc(&b, bytes)); CK(cudaMemset(a, 1, bytes));
     int sms; CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -291,17 +323,45 @@ int main()
   int sizes[2][3] = {{129, 129, 257}, {257, 257, 513}};
   for (auto &sz : sizes) {
     if (getenv("SKIPH")) break;
+    if (getenv("ONLYL") && sz[0] != 257) continue;
     Hm h;
     h.ni = sz[0]; h.nj = sz[1]; h.nk = sz[2];
-    int row = (h.nk + 31) / 32 * 32;
-    h.s1 = row; h.s0 = row * h.nj;
-    size_t n = (size_t)h.s0 * h.ni + 64;
+    // GENLAYOUT=1: stencilc's layout (a halo of 1 around the grid, rows
+    // starting 32 elements in and padded to 32) instead of the plain one.
+    bool gen = getenv("GENLAYOUT") != NULL;
+    int row = gen ? (32 + h.nk + 1 + 31) / 32 * 32 : (h.nk + 31) / 32 * 32;
+    h.s1 = row; h.s0 = row * (gen ? h.nj + 2 : h.nj);
+    size_t n = (size_t)h.s0 * (gen ? h.ni + 2 : h.ni) + 64;
+    size_t off = gen ? (size_t)h.s0 + row + 32 : 0;
     const float **in[] = {&h.a0, &h.a1, &h.a2, &h.a3, &h.b0, &h.b1, &h.b2, &h.c0, &h.c1, &h.c2, &h.wrk1, &h.bnd, &h.p};
     float vals[] = {1, 1, 1, 1.f / 6, 0, 0, 0, 1, 1, 1, 0, 1, 0.5f};
-    for (int x = 0; x < 13; x++) *in[x] = dalloc(n, vals[x]);
-    h.wrk2 = dalloc(n, 0);
+    // STAGGER=B: array x starts x*B bytes further into its allocation
+    size_t stag = getenv("STAGGER") ? (size_t)atol(getenv("STAGGER")) / 4 : 0;
+    n += 14 * stag;
+    for (int x = 0; x < 13; x++) *in[x] = dalloc(n, vals[x]) + off + x * stag;
+    if (getenv("REALP")) {  // p as Himeno initialises it: (i / (ni - 1))^2 by plane
+      float *hp = (float *)malloc(n * 4);
+      for (size_t x = 0; x < n; x++) { double i = (double)(x / h.s0); hp[x] = (float)(i * i / ((h.ni - 1.0) * (h.ni - 1.0))); }
+      CK(cudaMemcpy((float *)h.p - off, hp, n * 4, cudaMemcpyHostToDevice));
+      free(hp);
+    }
+    h.wrk2 = dalloc(n, 0) + off + 13 * stag;
     printf("\nhimeno %dx%dx%d\n", h.ni, h.nj, h.nk);
     int shapes[][2] = {{32, 4}, {32, 8}, {64, 2}, {64, 4}, {64, 8}, {128, 1}, {128, 2}, {128, 4}, {256, 1}, {256, 2}, {512, 1}};
+    if (getenv("GEN")) {
+      stn_grid G;
+      memset(&G, 0, sizeof G);
+      G.rank = 3; G.stride[0] = h.s0; G.stride[1] = h.s1; G.stride[2] = 1;
+      dim3 b(128, 4), g(4, (h.nj - 2 + 3) / 4, h.ni - 2);
+      float ms = best_ms([&] { jacobi_kernel_<int><<<g, b>>>(G, h.a0, h.a1, h.a2, h.a3, h.b0, h.b1, h.b2, h.c0, h.c1, h.c2, h.wrk1, h.bnd, h.p, h.wrk2, 1, h.ni - 1, 1, h.nj - 1, 1, h.nk - 1); }, 4, 30);
+      report("generated nored kernel 128x4", ms, 56.0 * (h.ni - 2) * (h.nj - 2) * (h.nk - 2));
+    }
+    if (getenv("LONG")) {
+      // One timed block of 300 sweeps, like a program's own timer, against best of 4 x 30.
+      dim3 b(128, 4), g((h.nk + 127) / 128, (h.nj - 2 + 3) / 4, h.ni - 2);
+      float ms = best_ms([&] { himeno_k<0, 1, 1><<<g, b>>>(h, part, acc); }, 2, 300);
+      report("nored 128x4, 300 sweeps timed as one", ms, 56.0 * (h.ni - 2) * (h.nj - 2) * (h.nk - 2));
+    }
     for (auto &sh : shapes) run_h<0, 1, 1>("nored", h, sh[0], sh[1], part, acc, out, false);
     for (auto &sh : shapes) run_h<1, 1, 1>("red kernel only", h, sh[0], sh[1], part, acc, out, false);
     run_h<1, 1, 1>("red + 1-block finish", h, 128, 4, part, acc, out, true);
@@ -318,8 +378,8 @@ int main()
       CK(cudaMemcpy(hv, out, 8, cudaMemcpyDeviceToHost));
       printf("check: two-kernel %.17g last-block %.17g atomic %.17g\n", hv[0], mapped_h[0], mapped_h[1]);
     }
-    for (int x = 0; x < 13; x++) CK(cudaFree((void *)*in[x]));
-    CK(cudaFree(h.wrk2));
+    for (int x = 0; x < 13; x++) CK(cudaFree((void *)(*in[x] - off - x * stag)));
+    CK(cudaFree(h.wrk2 - off - 13 * stag));
   }
   {
     int n = 512, row = 512 + 32;
