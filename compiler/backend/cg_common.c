@@ -811,7 +811,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
-    buf_printf(b, "  %s(&%s_, \"%s\", %s, &%s);\n", t->field_alloc, f->name, f->name, stn_type_of(f->ty),
+    buf_printf(b, "  %s(&%s_, \"%s\", %s, &%s);\n", t->field_alloc, f->name, f->label, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
     buf_printf(b, "  %s(&%s_);\n", t->field_zero, f->name);
   }

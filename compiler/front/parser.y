@@ -47,7 +47,7 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 %type <node> expr primary stmt_if
 %type <list> param_items const_items dims field_items kparams_opt kparam_list
 %type <list> ranges reduce_opt red_list stmts decl_items print_items args args_opt
-%type <list> exprs lvalues
+%type <list> exprs lvalues names
 %type <op> assign_op
 
 %right '?' ':'
@@ -70,6 +70,9 @@ decl
   : PARAM TYPE param_items ';'   { $$ = NEW(N_PARAM, @$); $$->ty = $2; $$->list = $3; }
   | CONST TYPE const_items ';'   { $$ = NEW(N_CONST, @$); $$->ty = $2; $$->list = $3; }
   | GRID IDENT dims ';'          { $$ = named(ctx, N_GRID, $2, @2); $$->span = @$; $$->list = $3; }
+  | GRID IDENT dims IDENT '(' names ')' ';'
+                                 { $$ = named(ctx, N_GRID, $2, @2); $$->span = @$; $$->list = $3;
+                                   $$->a = named(ctx, N_NAME, $4, @4); $$->list2 = $6; }
   | FIELD TYPE field_items ON IDENT ';'
                                  { $$ = named(ctx, N_FIELD, $5, @5); $$->span = @$; $$->ty = $2; $$->list = $3; }
   | kernel_decl
@@ -103,6 +106,11 @@ const_item
 dims
   : '[' expr ']'                 { $$ = (NodeList){0}; vec_push(&$$, $2); }
   | dims '[' expr ']'            { $$ = $1; vec_push(&$$, $3); }
+  ;
+
+names
+  : IDENT                        { $$ = (NodeList){0}; vec_push(&$$, named(ctx, N_NAME, $1, @1)); }
+  | names ',' IDENT              { $$ = $1; vec_push(&$$, named(ctx, N_NAME, $3, @3)); }
   ;
 
 field_items
@@ -193,6 +201,9 @@ stmt
   | PRINT print_items ';'        { $$ = NEW(N_PRINT, @$); $$->list = $2; }
   | TIMER IDENT block            { $$ = named(ctx, N_TIMER, $2, @2); $$->span = @1; $$->a = $3; }
   | WRITE IDENT TO STRING ';'    { $$ = NEW(N_WRITE, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->name = $4; $$->name_span = @4; }
+  | WRITE IDENT '[' args ']' TO STRING ';'
+                                 { Node *f = named(ctx, N_INDEX, $2, @2); f->span = span_join(@2, @5); f->list = $4;
+                                   $$ = NEW(N_WRITE, @$); $$->a = f; $$->name = $7; $$->name_span = @7; }
   | block
   | error ';'                    { $$ = NULL; }
   ;
@@ -225,6 +236,8 @@ lvalues
 lvalue
   : IDENT                        { $$ = named(ctx, N_NAME, $1, @1); }
   | IDENT '[' args ']'           { $$ = named(ctx, N_INDEX, $1, @1); $$->span = @$; $$->list = $3; }
+  | IDENT '[' args ']' '[' args ']'
+                                 { $$ = named(ctx, N_INDEX, $1, @1); $$->span = @$; $$->list2 = $3; $$->list = $6; }
   ;
 
 assign_op
@@ -288,6 +301,8 @@ primary
                                    $$->ty = strpbrk($1, "fF") ? TY_FLOAT : TY_LITFLOAT; }
   | IDENT                        { $$ = named(ctx, N_NAME, $1, @1); }
   | IDENT '[' args ']'           { $$ = named(ctx, N_INDEX, $1, @1); $$->span = @$; $$->list = $3; }
+  | IDENT '[' args ']' '[' args ']'
+                                 { $$ = named(ctx, N_INDEX, $1, @1); $$->span = @$; $$->list2 = $3; $$->list = $6; }
   | IDENT '(' args_opt ')'       { $$ = named(ctx, N_CALL, $1, @1); $$->span = @$; $$->list = $3; }
   | '(' expr ')'                 { $$ = $2; $$->span = @$; }
   ;

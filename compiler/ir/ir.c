@@ -147,7 +147,7 @@ static void print_node(FILE *out, const IrProgram *p, const IrKernel *k, int id)
   case OP_INDEX: fprintf(out, " %d", n->ref); break;
   case OP_EXTENT: fprintf(out, " %s.%d", p->grids.data[n->ref].name, n->imm); break;
   case OP_LOAD:
-    fprintf(out, " %s[", p->fields.data[n->ref].name);
+    fprintf(out, " %s[", p->fields.data[n->ref].label);
     for (int d = 0; d < k->rank; d++)
       fprintf(out, d ? ", %+d" : "%+d", n->off[d]);
     fprintf(out, "]");
@@ -196,7 +196,7 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
   for (int i = 0; i < k->effects.len; i++) {
     const IrEffect *e = &k->effects.data[i];
     if (e->kind == EFF_STORE)
-      fprintf(out, "  store %s, %%%d", p->fields.data[e->ref].name, e->val);
+      fprintf(out, "  store %s, %%%d", p->fields.data[e->ref].label, e->val);
     else
       fprintf(out, "  reduce %s %s, %%%d", red_name(k->reds.data[e->ref].op), k->reds.data[e->ref].name, e->val);
     if (e->pred >= 0)
@@ -214,7 +214,7 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
     if (k->gpu != GPU_NAIVE)
       fprintf(out, ", march %d", k->march);
     if (k->gpu == GPU_SMEM)
-      fprintf(out, ", staged %s", p->fields.data[k->smem_field].name);
+      fprintf(out, ", staged %s", p->fields.data[k->smem_field].label);
     fprintf(out, " (%s)\n", k->gpu_why);
   }
   fprintf(out, "}\n");
@@ -274,7 +274,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     return;
   case H_BREAK: fprintf(out, "break\n"); return;
   case H_SWAP:
-    fprintf(out, "swap %s, %s\n", p->fields.data[s->field].name, p->fields.data[s->field2].name);
+    fprintf(out, "swap %s, %s\n", p->fields.data[s->field].label, p->fields.data[s->field2].label);
     return;
   case H_PRINT:
     fprintf(out, "print");
@@ -293,7 +293,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     fprintf(out, "%*s}\n", depth * 2, "");
     return;
   case H_WRITE:
-    fprintf(out, "write %s to \"%s\"\n", p->fields.data[s->field].name, s->path);
+    fprintf(out, "write %s to \"%s\"\n", p->fields.data[s->field].label, s->path);
     return;
   }
 }
@@ -333,7 +333,7 @@ void ir_print_program(FILE *out, const IrProgram *p)
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
-    fprintf(out, "field %s %s on %s\n", type_name(f->ty), f->name, p->grids.data[f->grid].name);
+    fprintf(out, "field %s %s on %s\n", type_name(f->ty), f->label, p->grids.data[f->grid].name);
   }
   for (int i = 0; i < p->kernels.len; i++) {
     fprintf(out, "\n");

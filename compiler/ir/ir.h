@@ -103,7 +103,9 @@ typedef struct IrGrid {
   int dims[MAX_RANK];      /* host node ids */
   int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
 } IrGrid;
-typedef struct IrField { const char *name; Type ty; int grid; Span span; } IrField;
+/* name: the C identifier (f_3_ for component 3 of f[9]); label: what
+ * the user calls it (f[3]), for messages, --save and comments. */
+typedef struct IrField { const char *name; Type ty; int grid; Span span; const char *label; } IrField;
 typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
 
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,

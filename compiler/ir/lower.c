@@ -104,14 +104,38 @@ static int lower_name(Lower *L, Node *n)
   }
   case SYM_FIELD:
     return field_value(L, sym);
-  case SYM_VAR:
-  case SYM_LOOP: {
+  case SYM_LOOP:
+    if (sym->unrolled)
+      return ir_const(L->pool, TY_INT, (double)sym->uval);
+    /* fall through */
+  case SYM_VAR: {
     IrNode q = { .op = OP_VAR, .ty = sym->ty, .ref = L->var_of[sym->id], .span = L->at, .level = -1 };
     return ir_add(L->pool, q);
   }
   default:
     ice("lower_name: %s has unexpected kind %d", sym->name, sym->kind);
   }
+}
+
+/* A compile-time int that sema checked; unrolled loop variables have
+ * their current iteration's value. */
+static int const_int(Node *e)
+{
+  double v;
+  if (!sema_eval(e, &v))
+    ice("'%s' (bytes %d..%d) should be a compile-time constant", e->name ? e->name : "an expression",
+        e->span.lo, e->span.hi);
+  return (int)v;
+}
+
+/* The field an access names: itself, or f[q]'s component for the
+ * current iteration of the unrolled loops around it. */
+static Sym *field_of(Node *n)
+{
+  Sym *f = n->sym;
+  if (f->ncomp && n->kind == N_INDEX)
+    return f->comp[const_int(n->list2.data[0])];
+  return f;
 }
 
 static int lower_index(Lower *L, Node *n)
@@ -127,9 +151,10 @@ static int lower_index(Lower *L, Node *n)
     return ir_add(L->pool, t);
   }
   int zero = 1;
+  sym = field_of(n);
   IrNode ld = { .op = OP_LOAD, .ty = sym->ty, .ref = sym->id, .span = L->at, .level = -1 };
   for (int d = 0; d < n->list.len; d++) {
-    ld.off[d] = (int)n->list.data[d]->ival;
+    ld.off[d] = const_int(n->list.data[d]);
     zero &= ld.off[d] == 0;
   }
   if (zero)
@@ -312,7 +337,7 @@ static void reduce_into(Lower *L, Sym *r, Node *contribution)
 static void lower_kassign(Lower *L, Node *n)
 {
   Node *lhs = n->list2.data[0];
-  Sym *sym = lhs->sym;
+  Sym *sym = lhs->sym->kind == SYM_FIELD ? field_of(lhs) : lhs->sym;
   if (sym->kind == SYM_RED) {
     Node *e = n->a;
     if (sym->redop != RED_SUM) {
@@ -402,6 +427,18 @@ static void lower_kstmt(Lower *L, Node *n)
   case N_IF:
     lower_kif(L, n);
     return;
+  case N_FOR: {
+    /* Unrolled: the body once per iteration, the variable a constant. */
+    Sym *v = n->sym;
+    double lo, hi;
+    if (!sema_eval(n->a, &lo) || !sema_eval(n->b, &hi))
+      ice("kernel loop bounds should be constant");
+    for (long q = (long)lo; q < (long)hi; q++) {
+      v->uval = q;
+      lower_kstmt(L, n->c);
+    }
+    return;
+  }
   default:
     ice("lower_kstmt: unexpected node kind %d", n->kind);
   }
@@ -581,6 +618,17 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
     s = hstmt(L, H_BREAK, n->span);
     break;
   case N_SWAP:
+    if (n->a->sym->ncomp) {
+      /* Multi-component fields swap component by component. */
+      for (int q = 0; q < n->a->sym->ncomp; q++) {
+        s = hstmt(L, H_SWAP, n->span);
+        s->field = n->a->sym->comp[q]->id;
+        s->field2 = n->b->sym->comp[q]->id;
+        if (q + 1 < n->a->sym->ncomp)
+          vec_push(out, s);
+      }
+      break;
+    }
     s = hstmt(L, H_SWAP, n->span);
     s->field = n->a->sym->id;
     s->field2 = n->b->sym->id;
@@ -604,7 +652,7 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
     break;
   case N_WRITE:
     s = hstmt(L, H_WRITE, n->span);
-    s->field = n->a->sym->id;
+    s->field = field_of(n->a)->id;
     s->path = n->name;
     break;
   default:
@@ -676,7 +724,7 @@ IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src)
   }
   for (int i = 0; i < s->fields.len; i++) {
     Sym *f = s->fields.data[i];
-    IrField fl = { f->name, f->ty, f->grid->id, f->span };
+    IrField fl = { f->cident, f->ty, f->grid->id, f->span, f->name };
     vec_push(&p->fields, fl);
   }
   for (int i = 0; i < s->kernels.len; i++)

@@ -32,6 +32,7 @@ typedef struct Ctx {
   Vec(Scope *) all_scopes;
   int depth;               /* expression nesting, to refuse pathological input */
   int too_deep;            /* reported once */
+  long unrolled_iters;     /* IN_KERNEL: product of the enclosing unrolled loops' trip counts */
 } Ctx;
 
 static const char *index_names[MAX_RANK] = { "i", "j", "k" };
@@ -221,6 +222,11 @@ static int check_convert(Sema *s, Type from, Type to, Span at, const char *what)
 
 static int const_eval(Ctx *c, Node *n, double *out, Node **culprit);
 
+int sema_eval(Node *n, double *out)
+{
+  return const_eval(NULL, n, out, NULL);
+}
+
 /* ---- expressions ------------------------------------------------------- */
 
 static Type check_expr(Ctx *c, Node *n);
@@ -307,6 +313,43 @@ static int field_readable(Ctx *c, Node *n, Sym *f)
   return 1;
 }
 
+/* The component of multi-component field f that n (f[q] or f[q][offsets])
+ * names, for the current iterations of any unrolled loops; NULL after
+ * reporting an error. A one-bracket f[q] names the component at the
+ * current point: its offsets list moves to list2. */
+static Sym *component(Ctx *c, Node *n, Sym *f)
+{
+  Sema *s = c->s;
+  if (!f->ncomp) {
+    diag_error(s->diag, n->span, "field '%s' has no components; write %s[offsets] for a neighbour",
+               f->name, f->name);
+    return NULL;
+  }
+  if (!n->list2.len) {
+    n->list2 = n->list;
+    n->list = (NodeList){0};
+  }
+  if (n->list2.len != 1) {
+    diag_error(s->diag, n->span, "a component of field '%s' takes one index, got %d", f->name, n->list2.len);
+    return NULL;
+  }
+  Node *e = n->list2.data[0];
+  Type t = check_expr(c, e);
+  if (t == TY_ERROR)
+    return NULL;
+  double v;
+  if (t != TY_INT || !const_eval(c, e, &v, NULL)) {
+    diag_error(s->diag, e->span, "the component of '%s' must be a compile-time int (a literal, a const, or "
+               "the variable of a 'for' loop in the kernel)", f->name);
+    return NULL;
+  }
+  if (v < 0 || v >= f->ncomp) {
+    diag_error(s->diag, e->span, "component %g is outside field '%s' of %d components", v, f->name, f->ncomp);
+    return NULL;
+  }
+  return f->comp[(int)v];
+}
+
 static Type check_name(Ctx *c, Node *n)
 {
   Sema *s = c->s;
@@ -340,6 +383,11 @@ static Type check_name(Ctx *c, Node *n)
     }
     return sym->ty;
   case SYM_FIELD:
+    if (sym->ncomp) {
+      diag_error(s->diag, n->span, "field '%s' has %d components; write %s[q] for one of them", n->name,
+                 sym->ncomp, n->name);
+      return TY_ERROR;
+    }
     if (!field_readable(c, n, sym))
       return TY_ERROR;
     {
@@ -369,6 +417,17 @@ static Type check_index(Ctx *c, Node *n)
     for (int i = 0; i < n->list.len; i++)
       check_expr(c, n->list.data[i]);
     return TY_ERROR;
+  }
+  if (sym->kind == SYM_FIELD && (sym->ncomp || n->list2.len)) {
+    Sym *f = component(c, n, sym);
+    if (!f || !field_readable(c, n, f))
+      return TY_ERROR;
+    if (!n->list.len) {
+      Access acc = { .field = f, .span = n->span };
+      vec_push(&c->reads, acc);
+      return f->ty;
+    }
+    return check_offsets(c, n, f);
   }
   if (sym->kind == SYM_FIELD) {
     if (!field_readable(c, n, sym))
@@ -621,10 +680,14 @@ static int const_eval(Ctx *c, Node *n, double *out, Node **culprit)
     *out = n->fval;
     return 1;
   case N_NAME: {
-    Sym *s = n->sym ? n->sym : lookup(c, n->name);
+    Sym *s = n->sym ? n->sym : c ? lookup(c, n->name) : NULL;
     n->sym = s;
     if (s && s->kind == SYM_CONST && !s->is_array && s->vals) {
       *out = s->vals[0];
+      return 1;
+    }
+    if (s && s->kind == SYM_LOOP && s->unrolled) {
+      *out = (double)s->uval;
       return 1;
     }
     if (culprit && !*culprit)
@@ -632,7 +695,7 @@ static int const_eval(Ctx *c, Node *n, double *out, Node **culprit)
     return 0;
   }
   case N_INDEX: {
-    Sym *s = n->sym ? n->sym : lookup(c, n->name);
+    Sym *s = n->sym ? n->sym : c ? lookup(c, n->name) : NULL;
     if (s && s->kind == SYM_CONST && s->is_array && n->list.len == 1 &&
         const_eval(c, n->list.data[0], &a, culprit) && a >= 0 && a < s->len) {
       *out = s->vals[(int)a];
@@ -838,10 +901,38 @@ static void check_field(Ctx *c, Node *d)
     diag_error(s->diag, d->span, "fields must be int, float or double");
   for (int i = 0; i < d->list.len; i++) {
     Node *it = d->list.data[i];
-    if (it->b)
-      diag_error(s->diag, it->span, "multi-component fields ('%s[...]') are not supported yet", it->name);
     Sym *f = declare(c, SYM_FIELD, it->name, it->name_span, d->ty, it);
     f->grid = g;
+    f->cident = f->name;
+    if (it->b) {
+      /* f[n]: n fields of their own, stored one after the other (structure
+       * of arrays); f itself is only a name for them. */
+      double v;
+      Type t = check_expr(c, it->b);
+      if (t != TY_ERROR && (t != TY_INT || !const_eval(c, it->b, &v, NULL) || v < 1 || v > 64)) {
+        diag_error(s->diag, it->b->span, "the number of components of '%s' must be a constant int from 1 to 64",
+                   it->name);
+        continue;
+      }
+      if (t == TY_ERROR)
+        continue;
+      f->ncomp = (int)v;
+      f->id = -1;
+      f->comp = arena_alloc(s->arena, sizeof(Sym *) * (size_t)f->ncomp);
+      for (int q = 0; q < f->ncomp; q++) {
+        Sym *cf = arena_alloc(s->arena, sizeof *cf);
+        *cf = *f;
+        cf->ncomp = 0;
+        cf->comp = NULL;
+        cf->name = arena_printf(s->arena, "%s[%d]", f->name, q);
+        cf->cident = arena_printf(s->arena, "%s_%d_", f->name, q);
+        cf->id = s->fields.len;
+        f->comp[q] = cf;
+        if (g)
+          vec_push(&s->fields, cf);
+      }
+      continue;
+    }
     f->id = s->fields.len;
     if (g)
       vec_push(&s->fields, f);
@@ -920,6 +1011,16 @@ static void check_kernel_assign(Ctx *c, Node *n)
   if (!sym) {
     undeclared(c, lhs);
     return;
+  }
+  if (sym->kind == SYM_FIELD && sym->ncomp && lhs->kind == N_NAME) {
+    diag_error(s->diag, lhs->span, "field '%s' has %d components; assign one of them, %s[q] = ...", sym->name,
+               sym->ncomp, sym->name);
+    return;
+  }
+  if (sym->kind == SYM_FIELD && lhs->kind == N_INDEX && (sym->ncomp || lhs->list2.len)) {
+    sym = component(c, lhs, sym);
+    if (!sym)
+      return;
   }
   if (lhs->kind == N_INDEX) {
     if (sym->kind != SYM_FIELD) {
@@ -1081,6 +1182,45 @@ static Sym *field_operand(Ctx *c, Node *n)
   return f;
 }
 
+/* A 'for' inside a kernel is unrolled: its bounds must be compile-time
+ * ints, and its body is checked once per iteration with the variable
+ * bound to that iteration's value, so that f[q][-cx[q], -cy[q]] is an
+ * ordinary access each time (halos and hazards see every offset). */
+enum { MAX_UNROLL = 1024 };
+static void check_kernel_for(Ctx *c, Node *n)
+{
+  Sema *s = c->s;
+  Type lt = check_expr(c, n->a), ht = check_expr(c, n->b);
+  double lo, hi;
+  if (lt == TY_ERROR || ht == TY_ERROR)
+    return;
+  if (lt != TY_INT || ht != TY_INT) {
+    diag_error(s->diag, span_join(n->a->span, n->b->span), "loop bounds must be ints");
+    return;
+  }
+  if (!const_eval(c, n->a, &lo, NULL) || !const_eval(c, n->b, &hi, NULL)) {
+    diag_error(s->diag, span_join(n->a->span, n->b->span), "a 'for' loop in a kernel is unrolled: its bounds "
+               "must be compile-time ints (literals and consts)");
+    return;
+  }
+  c->unrolled_iters = (c->unrolled_iters ? c->unrolled_iters : 1) * (hi > lo ? (long)(hi - lo) : 1);
+  if (c->unrolled_iters > MAX_UNROLL) {
+    diag_error(s->diag, n->span, "unrolling this loop would repeat its body more than %d times", MAX_UNROLL);
+    return;
+  }
+  push_scope(c);
+  Sym *v = declare(c, SYM_LOOP, n->name, n->name_span, TY_INT, n);
+  v->unrolled = 1;
+  n->sym = v;
+  int errors = s->diag->nerrors;
+  for (long q = (long)lo; q < (long)hi && s->diag->nerrors == errors; q++) {
+    v->uval = q;
+    check_stmt(c, n->c);
+  }
+  pop_scope(c);
+  c->unrolled_iters /= hi > lo ? (long)(hi - lo) : 1;
+}
+
 static void check_stmt(Ctx *c, Node *n)
 {
   Sema *s = c->s;
@@ -1116,6 +1256,11 @@ static void check_stmt(Ctx *c, Node *n)
       check_stmt(c, n->c);
     return;
   case N_FOR:
+    if (!host) {
+      check_kernel_for(c, n);
+      return;
+    }
+    break;
   case N_WHILE:
   case N_BREAK:
   case N_SWAP:
@@ -1161,9 +1306,9 @@ static void check_stmt(Ctx *c, Node *n)
     if (a && b && a->grid && b->grid) {
       if (a == b)
         diag_error(s->diag, n->span, "cannot swap field '%s' with itself", a->name);
-      else if (a->ty != b->ty || a->grid != b->grid) {
+      else if (a->ty != b->ty || a->grid != b->grid || a->ncomp != b->ncomp) {
         diag_error(s->diag, n->span, "cannot swap '%s' (%s on %s) and '%s' (%s on %s): fields must have "
-                   "the same type and grid", a->name, type_name(a->ty), a->grid ? a->grid->name : "?",
+                   "the same type, grid and number of components", a->name, type_name(a->ty), a->grid ? a->grid->name : "?",
                    b->name, type_name(b->ty), b->grid ? b->grid->name : "?");
       }
     }
@@ -1189,7 +1334,15 @@ static void check_stmt(Ctx *c, Node *n)
     return;
   }
   case N_WRITE: {
-    field_operand(c, n->a);
+    Sym *f = field_operand(c, n->a);
+    if (f && n->a->kind == N_INDEX) {
+      Sym *cf = component(c, n->a, f);
+      if (cf && n->a->list.len)
+        diag_error(s->diag, n->a->span, "write takes a field or one component, f[q], without offsets");
+    } else if (f && f->ncomp) {
+      diag_error(s->diag, n->a->span, "field '%s' has %d components; write one of them, %s[q]", f->name,
+                 f->ncomp, f->name);
+    }
     if (!n->name[0])
       diag_error(s->diag, n->name_span, "empty file name");
     return;

@@ -29,8 +29,15 @@ struct Sym {
   int rank;
   Node *dims[MAX_RANK];
   int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
+  int periodic[MAX_RANK];  /* reads past the edge wrap around */
   /* SYM_FIELD */
   Sym *grid;
+  int ncomp;               /* a multi-component field (f[9]): its components, */
+  Sym **comp;              /* each a field of its own (name "f[3]", id in fields) */
+  const char *cident;      /* the C identifier of a field ("f_3_" for f[3]) */
+  /* SYM_LOOP in a kernel: unrolled; the iteration being checked or lowered */
+  int unrolled;
+  long uval;
   /* SYM_KERNEL */
   Node *kernel;
   Vec(Sym *) kparams;
@@ -53,6 +60,11 @@ typedef struct Sema {
 
 /* The usual arithmetic conversions; untyped literals take their partner's type. */
 Type sema_arith_type(Type a, Type b);
+
+/* The value of a compile-time constant expression already checked by
+ * sema (kernel 'for' variables take their current iteration's value);
+ * 0 if it is not one. For the lowering of unrolled loops. */
+int sema_eval(Node *n, double *out);
 
 /* Checks prog; returns the number of errors. */
 int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog);
