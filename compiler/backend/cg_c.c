@@ -94,6 +94,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
         buf_printf(b, "%s%s * s%d_", e ? " + " : "", index_name(e), e);
       buf_puts(b, ";\n");
     }
+    print_wrap_decls(&pr, d, depth, "long");
     emit_level(&pr, d + 1, depth);
   }
   print_effects(&pr, depth);

@@ -108,6 +108,37 @@ static int prec_of(Op op)
   }
 }
 
+/* Periodic grids: a load at offset o along periodic dimension d reads
+ * the point (x_d + o) mod n_d. w<x><m|p><|o|>_ is how far that point is
+ * from the current one, in elements; print_wrap_decls computes it once
+ * per point (|o| < n_d). */
+static int wrapped(const Printer *pr, int d, int o)
+{
+  return o != 0 && pr->p->grids.data[pr->k->grid].periodic[d];
+}
+
+void print_wrap_decls(Printer *pr, int d, int depth, const char *ity)
+{
+  const IrKernel *k = pr->k;
+  const char *ix = index_name(d), *g = cname(pr->p, pr->p->grids.data[k->grid].name);
+  int last = d == k->rank - 1;
+  for (int o = -64; o <= 64; o++) {
+    int used = 0;
+    for (int i = 0; i < k->nodes.len && !used; i++)
+      used = k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].off[d] == o;
+    if (!used || !wrapped(pr, d, o))
+      continue;
+    for (int t = 0; t < depth; t++)
+      buf_puts(pr->b, "  ");
+    buf_printf(pr->b, "const %s w%s%c%d_ = (%s)(", ity, ix, o < 0 ? 'm' : 'p', abs(o), ity);
+    if (o > 0)
+      buf_printf(pr->b, "%s + %d >= %s.n[%d] ? %d - %s.n[%d] : %d)", ix, o, g, d, o, g, d, o);
+    else
+      buf_printf(pr->b, "%s - %d < 0 ? %s.n[%d] - %d : -%d)", ix, -o, g, d, -o, -o);
+    buf_printf(pr->b, last ? ";\n" : " * s%d_;\n", d);
+  }
+}
+
 static void print_offset_index(Printer *pr, const IrNode *n)
 {
   buf_puts(pr->b, "c_");
@@ -116,7 +147,9 @@ static void print_offset_index(Printer *pr, const IrNode *n)
     if (!o)
       continue;
     int last = d == pr->k->rank - 1;
-    if (last)
+    if (wrapped(pr, d, o))
+      buf_printf(pr->b, " + w%s%c%d_", index_name(d), o < 0 ? 'm' : 'p', abs(o));
+    else if (last)
       buf_printf(pr->b, " %c %d", o < 0 ? '-' : '+', abs(o));
     else if (abs(o) == 1)
       buf_printf(pr->b, " %c s%d_", o < 0 ? '-' : '+', d);

@@ -67,4 +67,7 @@ typedef struct CgTarget {
 } CgTarget;
 
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t);
+/* Declarations of the wrapped neighbour distances along periodic
+ * dimension d that the kernel's loads use (ity: the index type). */
+void print_wrap_decls(Printer *pr, int d, int depth, const char *ity);
 #endif

@@ -72,6 +72,8 @@ static void print_body(Printer *pr, int depth)
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
+  for (int d = 0; d < k->rank; d++)
+    print_wrap_decls(pr, d, depth, "I");
   for (int lv = 1; lv <= k->rank; lv++)
     emit_level(pr, lv, depth);
   print_effects(pr, depth);

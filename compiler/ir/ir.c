@@ -329,6 +329,11 @@ void ir_print_program(FILE *out, const IrProgram *p)
     fprintf(out, " halo");
     for (int d = 0; d < g->rank; d++)
       fprintf(out, " %d:%d", g->halo_lo[d], g->halo_hi[d]);
+    for (int d = 0, first = 1; d < g->rank; d++)
+      if (g->periodic[d]) {
+        fprintf(out, "%s%d", first ? " periodic " : ",", d);
+        first = 0;
+      }
     fprintf(out, "\n");
   }
   for (int i = 0; i < p->fields.len; i++) {

@@ -102,6 +102,7 @@ typedef struct IrGrid {
   const char *name; int rank; Span span;
   int dims[MAX_RANK];      /* host node ids */
   int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
+  int periodic[MAX_RANK];  /* reads past the edge along d wrap around */
 } IrGrid;
 /* name: the C identifier (f_3_ for component 3 of f[9]); label: what
  * the user calls it (f[3]), for messages, --save and comments. */

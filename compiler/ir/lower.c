@@ -719,6 +719,7 @@ IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src)
       ig.dims[d] = host_expr(&L, g->dims[d], TY_INT);
       ig.halo_lo[d] = g->halo_lo[d];
       ig.halo_hi[d] = g->halo_hi[d];
+      ig.periodic[d] = g->periodic[d];
     }
     vec_push(&p->grids, ig);
   }

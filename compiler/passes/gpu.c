@@ -69,9 +69,17 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->gpu_atomic = o->atomic_reductions;
+    int wraps = 0;
+    for (int j = 0; j < k->nodes.len; j++)
+      for (int d = 0; d < k->rank; d++)
+        wraps |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d];
     if (o->cuda_strategy && streq(o->cuda_strategy, "naive")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: chosen with --cuda-strategy";
+    } else if (wraps) {
+      /* The marching strategies keep planes and tiles that assume no wrap. */
+      k->gpu = GPU_NAIVE;
+      k->gpu_why = "naive: it reads across a periodic boundary (stream and smem do not wrap yet)";
     } else if (o->cuda_strategy && streq(o->cuda_strategy, "smem") && k->rank == 3) {
       k->gpu = GPU_SMEM;
       k->gpu_why = "smem: chosen with --cuda-strategy";

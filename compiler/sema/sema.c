@@ -885,6 +885,29 @@ static void check_grid(Ctx *c, Node *d)
     if (t == TY_INT && const_eval(c, e, &v, NULL) && v < 1)
       diag_error(s->diag, e->span, "grid size must be positive, got %g", v);
   }
+  /* grid G[..][..] periodic(i, k): the named dimensions wrap around. */
+  if (d->a) {
+    if (!streq(d->a->name, "periodic")) {
+      diag_error(s->diag, d->a->span, "unknown grid property '%s'; the only one is periodic(dimensions)",
+                 d->a->name);
+      return;
+    }
+    for (int i = 0; i < d->list2.len; i++) {
+      Node *x = d->list2.data[i];
+      int dim = -1;
+      for (int q = 0; q < sym->rank; q++)
+        if (streq(x->name, index_names[q]))
+          dim = q;
+      if (dim < 0) {
+        diag_error(s->diag, x->span, "'%s' is not a dimension of %d-D grid '%s'; name dimensions by their "
+                   "index: %s", x->name, sym->rank, sym->name, sym->rank == 1 ? "i" : sym->rank == 2 ? "i, j" : "i, j, k");
+        continue;
+      }
+      if (sym->periodic[dim])
+        diag_error(s->diag, x->span, "dimension '%s' is already periodic", x->name);
+      sym->periodic[dim] = 1;
+    }
+  }
 }
 
 static void check_field(Ctx *c, Node *d)
@@ -1388,6 +1411,8 @@ static void check_kernel_accesses(Ctx *c, Sym *k, Node *region, int margin_lo[],
       continue;
     for (int d = 0; d < r->field->grid->rank; d++) {
       int o = r->off[d];
+      if (r->field->grid->periodic[d])
+        continue; /* wraps around */
       if ((o < 0 && -o > margin_lo[d]) || (o > 0 && o > margin_hi[d])) {
         diag_error(s->diag, r->span, "offset %+d along dimension %d (%s) reaches outside grid '%s' "
                    "from the region of kernel '%s'", o, d, index_names[d], c->grid->name, k->name);
