@@ -303,6 +303,24 @@ int reads_field(const IrKernel *k, int field)
   return 0;
 }
 
+static int pool_reads_table(const IrNodes *pool, int table)
+{
+  for (int i = 0; i < pool->len; i++)
+    if (pool->data[i].op == OP_TABLE && pool->data[i].ref == table)
+      return 1;
+  return 0;
+}
+
+int table_used(const IrProgram *p, int table, TableUse where)
+{
+  if (where != TABLE_KERNELS && pool_reads_table(&p->host, table))
+    return 1;
+  for (int i = 0; where != TABLE_HOST && i < p->kernels.len; i++)
+    if (pool_reads_table(&p->kernels.data[i]->nodes, table))
+      return 1;
+  return 0;
+}
+
 /* use_level[id]: the deepest loop that uses the value (effects count as
  * the innermost loop, region bounds as the outermost). */
 int *use_levels(const IrKernel *k)
@@ -774,11 +792,15 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   }
   vec_free(&declared);
   for (int i = 0; i < p->tables.len; i++) {
-    const IrTable *t = &p->tables.data[i];
-    buf_printf(b, "static const %s %s[%d] = {", ctype(t->ty), cname(p, t->name), t->len);
-    for (int j = 0; j < t->len; j++) {
+    const IrTable *tab = &p->tables.data[i];
+    /* Unrolled loops fold most table reads away; print what is still read
+     * (a target with device copies needs the host copy only for main). */
+    if (!table_used(p, i, t->print_tables ? TABLE_HOST : TABLE_ANY))
+      continue;
+    buf_printf(b, "static const %s %s[%d] = {", ctype(tab->ty), cname(p, tab->name), tab->len);
+    for (int j = 0; j < tab->len; j++) {
       buf_puts(b, j ? ", " : " ");
-      print_number(b, t->ty, t->vals[j]);
+      print_number(b, tab->ty, tab->vals[j]);
     }
     buf_puts(b, " };\n");
     any_const = 1;

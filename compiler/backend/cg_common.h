@@ -39,6 +39,9 @@ const char *index_name(int d);
 /* Kernel helpers: which values get their own line, and their names. */
 int stores_field(const IrKernel *k, int field);
 int reads_field(const IrKernel *k, int field);
+/* Is const array `table` still read (after folding) by main, kernels, or either? */
+typedef enum TableUse { TABLE_HOST, TABLE_KERNELS, TABLE_ANY } TableUse;
+int table_used(const IrProgram *p, int table, TableUse where);
 int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */
 char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level);
 void emit_level(Printer *pr, int level, int depth);

@@ -407,6 +407,8 @@ static void print_tables(Buf *b, const IrProgram *p)
 {
   for (int i = 0; i < p->tables.len; i++) {
     const IrTable *t = &p->tables.data[i];
+    if (!table_used(p, i, TABLE_KERNELS))
+      continue;
     buf_printf(b, "__constant__ %s stn_dtab_%s[%d] = {", ctype(t->ty), t->name, t->len);
     for (int j = 0; j < t->len; j++) {
       buf_puts(b, j ? ", " : " ");
