@@ -42,6 +42,80 @@ static void print_value(FILE *out, const stn_param *p)
     fprintf(out, "%g", *(double *)p->addr);
 }
 
+/* ---- profile ------------------------------------------------------------ */
+
+int stn_profiling;
+static stn_kprof *prof_list, **prof_tail = &prof_list;
+static double run_t0;
+static double xfer_bytes[2];
+static long xfer_count[2];
+
+void stn_prof_add(stn_kprof *k, double seconds, double points)
+{
+  if (!k->calls) {
+    k->next = NULL;
+    *prof_tail = k;
+    prof_tail = &k->next;
+  }
+  k->calls++;
+  k->seconds += seconds;
+  k->points += points;
+}
+
+void stn_prof_transfer(int to_device, double bytes)
+{
+  xfer_bytes[to_device != 0] += bytes;
+  xfer_count[to_device != 0]++;
+}
+
+static void print_bytes(FILE *out, double b)
+{
+  if (b >= 1e9)
+    fprintf(out, "%.2f GB", b / 1e9);
+  else if (b >= 1e6)
+    fprintf(out, "%.2f MB", b / 1e6);
+  else if (b >= 1e3)
+    fprintf(out, "%.2f kB", b / 1e3);
+  else
+    fprintf(out, "%.0f B", b);
+}
+
+void stn_prof_report(const stn_program *p)
+{
+  if (!stn_profiling)
+    return;
+  double run = stn_time() - run_t0;
+  double bw = p->copy_bandwidth ? p->copy_bandwidth() : 0;
+  FILE *out = stderr;
+  fprintf(out, "\nprofile of %s (%s target)", p->name, p->target ? p->target : "?");
+  if (bw > 0)
+    fprintf(out, "; copy bandwidth measured now: %.0f GB/s", bw);
+  fprintf(out, "\n%-22s %8s %11s %10s %7s %9s %9s %7s\n", "kernel", "calls", "total ms", "mean ms", "% run",
+          "GFLOPS", "GB/s", "% copy");
+  double total = 0;
+  for (stn_kprof *k = prof_list; k; k = k->next) {
+    total += k->seconds;
+    fprintf(out, "%-22s %8ld %11.3f %10.4f %6.1f%%", k->kernel, k->calls, 1e3 * k->seconds, 1e3 * k->seconds / (double)k->calls,
+            run > 0 ? 100 * k->seconds / run : 0.0);
+    if (k->bytes > 0 && k->seconds > 0) {
+      double gbs = k->bytes * k->points / k->seconds / 1e9;
+      fprintf(out, " %9.1f %9.1f", k->flops * k->points / k->seconds / 1e9, gbs);
+      if (bw > 0)
+        fprintf(out, " %6.1f%%", 100 * gbs / bw);
+    }
+    fputc('\n', out);
+  }
+  fprintf(out, "%-22s %8s %11.3f %10s %6.1f%%\n", "all kernels", "", 1e3 * total, "", run > 0 ? 100 * total / run : 0.0);
+  fprintf(out, "%-22s %8s %11.3f\n", "run (start to exit)", "", 1e3 * run);
+  if (xfer_count[0] || xfer_count[1]) {
+    fprintf(out, "transfers: host to device ");
+    print_bytes(out, xfer_bytes[1]);
+    fprintf(out, " in %ld copies, device to host ", xfer_count[1]);
+    print_bytes(out, xfer_bytes[0]);
+    fprintf(out, " in %ld copies\n", xfer_count[0]);
+  }
+}
+
 static void usage(const stn_program *p, FILE *out)
 {
   fprintf(out, "usage: %s [--NAME=VALUE ...] [--save=FIELD=PATH ...]\n", p->name);
@@ -56,6 +130,8 @@ static void usage(const stn_program *p, FILE *out)
   }
   fprintf(out, "\noptions:\n"
                "  --save=FIELD=PATH  write FIELD when the program ends (.npy: NumPy, else raw binary)\n"
+               "  --profile          print each kernel's calls, time, GB/s and %% of the copy bandwidth at exit\n"
+               "                     (also STN_PROFILE=1)\n"
                "  --help             show this help\n");
   if (p->option_help)
     fputs(p->option_help, out);
@@ -95,8 +171,15 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
 
 void stn_init(stn_program *p, int argc, char **argv)
 {
+  run_t0 = stn_time();
+  const char *env = getenv("STN_PROFILE");
+  stn_profiling = env && *env && strcmp(env, "0") != 0;
   for (int a = 1; a < argc; a++) {
     const char *arg = argv[a];
+    if (strcmp(arg, "--profile") == 0) {
+      stn_profiling = 1;
+      continue;
+    }
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
       usage(p, stdout);
       exit(0);
@@ -278,6 +361,7 @@ int stn_save_request(int i, const char **field, const char **path)
 
 void stn_finish(stn_program *p)
 {
+  stn_prof_report(p);
   for (int s = 0; s < nsaves; s++) {
     for (int i = 0; i < p->nfields; i++)
       if (strcmp(p->fields[i]->name, saves[s].field) == 0)

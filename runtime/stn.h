@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -63,6 +64,11 @@ typedef struct stn_program {
    * it took the argument; help lines for --help. */
   int (*option)(const char *arg);
   const char *option_help;
+  /* The device's copy bandwidth in GB/s (bytes read + written), measured
+   * when the profile is printed; set by the target (stn_host_copy_bandwidth
+   * for C and OpenMP, the CUDA runtime's own for CUDA). */
+  double (*copy_bandwidth)(void);
+  const char *target;            /* "c", "openmp", "cuda": for the profile's title */
 } stn_program;
 
 /* Parses --NAME=value, --save=FIELD=PATH and --help; exits on errors. */
@@ -81,6 +87,26 @@ void stn_finish(stn_program *p);
 int stn_save_request(int i, const char **field, const char **path);
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi);
 double stn_time(void);
+
+/* ---- run-time profile (--profile, or STN_PROFILE=1) ---------------------
+ * Each kernel's wrapper owns a stn_kprof with the compiler's per-point
+ * counts; while profiling, every call adds its time and points, and
+ * stn_finish prints one table: calls, time, GFLOPS, effective GB/s (the
+ * minimum bytes per point times the points) and the fraction of the
+ * device's copy bandwidth, measured then by the same program. */
+typedef struct stn_kprof {
+  const char *kernel;
+  double flops, bytes;           /* per point, from the cost pass */
+  long calls;
+  double seconds, points;
+  struct stn_kprof *next;        /* registered on its first call */
+} stn_kprof;
+extern int stn_profiling;
+void stn_prof_add(stn_kprof *k, double seconds, double points);
+/* Host <-> device copies (CUDA), for the profile's transfer line. */
+void stn_prof_transfer(int to_device, double bytes);
+/* Prints the profile table to stderr (stn_finish calls it). */
+void stn_prof_report(const stn_program *p);
 void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 static inline size_t stn_type_size(stn_type t) { return t == STN_DOUBLE ? 8 : 4; }
@@ -102,6 +128,40 @@ static inline void stn_field_zero(stn_field *f)
     memset(mem + (size_t)s * slab * es, 0, slab * es);
 }
 
+
+/* The host's copy bandwidth, GB/s (bytes read + written): best of 5
+ * copies of 256 MiB, with the caller's threads (compiled in the caller, so
+ * that it is parallel exactly when the program is built with OpenMP). */
+static inline double stn_host_copy_bandwidth(void)
+{
+  const long n = 1L << 25;  /* 32 Mi doubles each way: far beyond any cache */
+  double *a = (double *)malloc(sizeof(double) * (size_t)n), *b = (double *)malloc(sizeof(double) * (size_t)n);
+  if (!a || !b) {
+    free(a);
+    free(b);
+    return 0;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+  for (long x = 0; x < n; x++)
+    a[x] = b[x] = (double)x;
+  double best = 1e30;
+  for (int rep = 0; rep < 5; rep++) {
+    double t0 = stn_time();
+#ifdef _OPENMP
+#pragma omp parallel for simd schedule(static)
+#endif
+    for (long x = 0; x < n; x++)
+      b[x] = a[x];
+    double t = stn_time() - t0;
+    if (t < best && b[n / 2] == a[n / 2])
+      best = t;
+  }
+  free(a);
+  free(b);
+  return 2.0 * (double)sizeof(double) * (double)n / best / 1e9;
+}
 
 #ifdef __cplusplus
 }

@@ -27,6 +27,90 @@ void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
             block.x, block.y, block.z, cudaGetErrorString(err));
 }
 
+/* ---- profile: kernel times from event pairs, read back in batches ---- */
+enum { PROF_RING = 512 };
+typedef struct prof_ev { stn_kprof *k; double points; cudaEvent_t start, stop; } prof_ev;
+static prof_ev ring[PROF_RING];
+static int nring, ring_ready;
+
+static void prof_harvest(void)
+{
+  if (!nring)
+    return;
+  STN_CUDA_CHECK(cudaEventSynchronize(ring[nring - 1].stop));
+  for (int i = 0; i < nring; i++) {
+    float ms = 0;
+    STN_CUDA_CHECK(cudaEventElapsedTime(&ms, ring[i].start, ring[i].stop));
+    stn_prof_add(ring[i].k, 1e-3 * ms, ring[i].points);
+  }
+  nring = 0;
+}
+
+void stn_cuda_prof_start(stn_kprof *k)
+{
+  if (!ring_ready) {
+    for (int i = 0; i < PROF_RING; i++) {
+      STN_CUDA_CHECK(cudaEventCreate(&ring[i].start));
+      STN_CUDA_CHECK(cudaEventCreate(&ring[i].stop));
+    }
+    ring_ready = 1;
+  }
+  if (nring == PROF_RING)
+    prof_harvest();
+  ring[nring].k = k;
+  STN_CUDA_CHECK(cudaEventRecord(ring[nring].start));
+}
+
+void stn_cuda_prof_stop(stn_kprof *k, double points)
+{
+  ring[nring].points = points;
+  STN_CUDA_CHECK(cudaEventRecord(ring[nring].stop));
+  nring++;
+}
+
+/* The copy bandwidth: best of cudaMemcpy device to device and a float4
+ * copy kernel over 1 GiB each way (bench/copybw.cu measures the same). */
+__global__ static void copy4_kernel(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    b[i] = a[i];
+}
+
+static double cuda_copy_bandwidth(void)
+{
+  size_t bytes = (size_t)1 << 30;
+  void *a = NULL, *b = NULL;
+  if (cudaMalloc(&a, bytes) != cudaSuccess || cudaMalloc(&b, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    cudaFree(a);
+    return 0; /* not enough free memory: the profile omits the column */
+  }
+  STN_CUDA_CHECK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  STN_CUDA_CHECK(cudaEventCreate(&e0));
+  STN_CUDA_CHECK(cudaEventCreate(&e1));
+  int sms = 0;
+  STN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  float best = 1e30f, ms;
+  for (int rep = 0; rep < 12; rep++) {
+    STN_CUDA_CHECK(cudaEventRecord(e0));
+    if (rep % 2)
+      copy4_kernel<<<sms * 8, 256>>>((const float4 *)a, (float4 *)b, bytes / 16);
+    else
+      STN_CUDA_CHECK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+    STN_CUDA_CHECK(cudaEventRecord(e1));
+    STN_CUDA_CHECK(cudaEventSynchronize(e1));
+    STN_CUDA_CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    if (rep >= 2 && ms < best)
+      best = ms;
+  }
+  STN_CUDA_CHECK(cudaEventDestroy(e0));
+  STN_CUDA_CHECK(cudaEventDestroy(e1));
+  STN_CUDA_CHECK(cudaFree(a));
+  STN_CUDA_CHECK(cudaFree(b));
+  return 2.0 * (double)bytes / (1e-3 * best) / 1e9;
+}
+
 int stn_cuda_autotune;
 static const char *tune_cache;
 
@@ -46,6 +130,8 @@ static int cuda_option(const char *arg)
 void stn_cuda_options(stn_program *p)
 {
   p->option = cuda_option;
+  p->copy_bandwidth = cuda_copy_bandwidth;
+  p->target = "cuda";
   p->option_help = "  --autotune         time the launch shapes of each kernel on its first call, keep the best\n"
                    "                     (cached: the next run with --autotune starts tuned)\n"
                    "  --tune-cache=PATH  the cache file (default $STENCILC_TUNE_CACHE or ~/.cache/stencilc/tune.txt)\n";
@@ -180,6 +266,7 @@ void stn_cuda_field_write(const stn_field *f, const char *path)
   if (!host)
     stn_fatal("cannot allocate %.2f GiB of host memory to write field '%s'", (double)bytes / (1 << 30), f->name);
   STN_CUDA_CHECK(cudaMemcpy(host, f->mem, bytes, cudaMemcpyDeviceToHost));
+  stn_prof_transfer(0, (double)bytes);
   stn_field h = *f;
   h.mem = host;
   h.origin = (char *)host + ((char *)f->origin - (char *)f->mem);
@@ -190,6 +277,7 @@ void stn_cuda_field_write(const stn_field *f, const char *path)
 void stn_cuda_finish(stn_program *p)
 {
   stn_cuda_sync();
+  prof_harvest();
   const char *field, *path;
   for (int s = 0; stn_save_request(s, &field, &path); s++)
     for (int i = 0; i < p->nfields; i++)
@@ -362,16 +450,23 @@ static void deliver(double v, void *dst, stn_type type)
     *(double *)dst = v;
 }
 
+static stn_kprof finish_prof = { "(reductions: finish)", 0, 0, 0, 0, 0, NULL };
+
 void stn_cuda_sync(void)
 {
+  if (stn_profiling && npend)
+    stn_cuda_prof_start(&finish_prof);
   for (int i = 0; i < npend; i++)
     finish_async(pend[i]);
+  if (stn_profiling && npend)
+    stn_cuda_prof_stop(&finish_prof, 0);
   STN_CUDA_CHECK(cudaDeviceSynchronize());
   for (int i = 0; i < npend; i++) {
     stn_reduction *r = pend[i];
     for (int j = 0; j < r->nred; j++)
       if (r->dst[j])
         deliver(r->out[j], r->dst[j], r->dst_type[j]);
+    stn_prof_transfer(0, (double)r->nred * sizeof(double));
     r->pending = 0;
   }
   npend = 0;

@@ -59,6 +59,12 @@ void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, cons
 /* Seconds, after the device has finished the work enqueued so far. */
 double stn_cuda_time(void);
 
+/* Profile (stn.h): a wrapper brackets its launch with these while
+ * stn_profiling is set; the time between them is measured on the device
+ * with CUDA events, read back in batches, so profiling adds no waits. */
+void stn_cuda_prof_start(stn_kprof *k);
+void stn_cuda_prof_stop(stn_kprof *k, double points);
+
 enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2 };
 
 template <int OP> __device__ __forceinline__ double stn_combine(double a, double b)

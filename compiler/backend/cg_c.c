@@ -62,6 +62,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   print_red_locals(b, p, k);
   emit_level(&pr, 0, 1);
   print_region_bounds(&pr, gname);
+  print_prof_decl(b, k, 1);
+  buf_puts(b, "  const double prof_t0_ = stn_profiling ? stn_time() : 0.0;\n");
 
   int depth = 1;
   for (int d = 0; d < k->rank; d++) {
@@ -103,6 +105,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     indent(b, depth);
     buf_puts(b, "}\n");
   }
+  buf_puts(b, "  if (stn_profiling)\n    stn_prof_add(&prof_, stn_time() - prof_t0_, ");
+  print_region_points(b, k);
+  buf_puts(b, ");\n");
   if (k->reds.len == 1)
     buf_printf(b, "  return %s;\n", cname(p, k->reds.data[0].name));
   else
@@ -124,6 +129,8 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     .field_zero = "stn_field_zero",
     .field_write = "stn_field_write",
     .finish = "stn_finish",
+    .before_init = openmp ? "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"openmp\";"
+                          : "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"c\";",
     .time_fn = "stn_time",
     .print_kernel = print_kernel,
   };

@@ -408,6 +408,21 @@ void print_kernel_title(Buf *b, const IrProgram *p, const IrKernel *k)
   buf_printf(b, "; %d flops, %d bytes per point", k->flops, k->bytes_read + k->bytes_written);
 }
 
+/* The kernel's profile record (--profile), with the cost pass's counts. */
+void print_prof_decl(Buf *b, const IrKernel *k, int depth)
+{
+  indent(b, depth);
+  buf_printf(b, "static stn_kprof prof_ = { \"%s\", %d, %d, 0, 0, 0, NULL };\n", k->name, k->flops,
+             k->bytes_read + k->bytes_written);
+}
+
+/* The number of points in the kernel's region, as a double. */
+void print_region_points(Buf *b, const IrKernel *k)
+{
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, "%s(double)(%s_hi_ - %s_lo_)", d ? " * " : "", index_name(d), index_name(d));
+}
+
 /* Each reduction's accumulator, starting at its identity. */
 void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k)
 {
@@ -833,7 +848,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
   buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);
   print_about(b, p->src);
-  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0 };\n", p->params.len, p->fields.len);
+  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0 };\n", p->params.len, p->fields.len);
   if (t->before_init)
     buf_printf(b, "  %s\n", t->before_init);
   buf_puts(b, "  stn_init(&stn_program, argc, argv);\n");

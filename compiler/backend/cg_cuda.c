@@ -334,6 +334,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   else
     buf_puts(b, "NULL");
   buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE);
+  print_prof_decl(b, k, 1);
   if (k->reds.len) {
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < k->reds.len; i++)
@@ -384,7 +385,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"
               "      stn_cuda_tune(&tune_, &");
   buf_printf(b, "%s, [&](int x_, int y_, int m_) { return launch_(x_, y_, m_, false); });\n", gname);
+  buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_start(&prof_);\n");
   buf_puts(b, "    launch_(tune_.bx, tune_.by, tune_.march, true);\n");
+  buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_stop(&prof_, ");
+  print_region_points(b, k);
+  buf_puts(b, ");\n");
   if (k->reds.len)
     buf_puts(b, "    stn_cuda_reduction_end(&red_);\n");
   buf_puts(b, "  }");
