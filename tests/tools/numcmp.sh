@@ -8,13 +8,15 @@
 #       demands equality).
 #   numcmp.sh --max LABEL LIMIT FILE
 #       Passes when the number on FILE's LABEL line is <= LIMIT.
+#   numcmp.sh --atol LABEL ATOL FILE_A FILE_B
+#       Passes when |a - b| <= ATOL (iteration counts: --atol 1).
 #
 # Prints the values; exits 0 on pass, 1 on failure (a missing label, a
 # non-number such as nan, or a difference too large), 2 on bad usage.
 set -u
 
 usage() {
-    echo "usage: numcmp.sh LABEL RTOL FILE_A FILE_B | numcmp.sh --max LABEL LIMIT FILE" >&2
+    echo "usage: numcmp.sh LABEL RTOL FILE_A FILE_B | numcmp.sh --max LABEL LIMIT FILE | numcmp.sh --atol LABEL ATOL FILE_A FILE_B" >&2
     exit 2
 }
 
@@ -59,6 +61,11 @@ if [ "${1:-}" = "--max" ]; then
     exit 1
 fi
 
+atol=0
+if [ "${1:-}" = "--atol" ]; then
+    atol=1
+    shift
+fi
 [ $# -eq 4 ] || usage
 label=$1 rtol=$2 file_a=$3 file_b=$4
 is_number "$rtol" || usage
@@ -68,15 +75,15 @@ get "$label" "$file_b"
 b=$got
 echo "$label $a ($file_a)"
 echo "$label $b ($file_b, reference)"
-if awk -v a="$a" -v b="$b" -v rtol="$rtol" 'BEGIN {
+if awk -v a="$a" -v b="$b" -v rtol="$rtol" -v atol="$atol" 'BEGIN {
         a += 0; b += 0; rtol += 0
         d = a - b; if (d < 0) d = -d
-        m = b < 0 ? -b : b
+        m = atol ? 1 : b < 0 ? -b : b
         printf "abs diff %.6g, allowed %.6g\n", d, rtol * m
         exit !(d <= rtol * m)
     }'; then
     echo "PASS"
     exit 0
 fi
-echo "FAIL: $label differs by more than rtol=$rtol"
+if [ $atol = 1 ]; then echo "FAIL: $label differs by more than $rtol"; else echo "FAIL: $label differs by more than rtol=$rtol"; fi
 exit 1
