@@ -277,6 +277,33 @@ void stn_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g)
   f->origin = (char *)f->mem + (size_t)off * es;
 }
 
+void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
+{
+  const stn_grid *g = f->grid;
+  long lo[STN_MAX_RANK] = { 0, 0, 0 }, hi[STN_MAX_RANK] = { 1, 1, 1 }, n[STN_MAX_RANK] = { 1, 1, 1 };
+  long st[STN_MAX_RANK] = { 0, 0, 0 };
+  for (int d = 0; d < g->rank; d++) {
+    lo[d] = -g->pad_lo[d];
+    hi[d] = g->alloc[d] - g->pad_lo[d];
+    n[d] = g->n[d];
+    st[d] = g->stride[d];
+  }
+  for (long i = lo[0]; i < hi[0]; i++)
+    for (long j = lo[1]; j < hi[1]; j++)
+      for (long k = lo[2]; k < hi[2]; k++) {
+        if (i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2])
+          continue;
+        double v = value(i, j, k);
+        long c = i * st[0] + j * st[1] + k * st[2];
+        if (f->type == STN_INT)
+          ((int *)f->origin)[c] = (int)v;
+        else if (f->type == STN_FLOAT)
+          ((float *)f->origin)[c] = (float)v;
+        else
+          ((double *)f->origin)[c] = v;
+      }
+}
+
 void stn_field_swap(stn_field *a, stn_field *b)
 {
   void *m = a->mem, *o = a->origin;

@@ -78,6 +78,9 @@ void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const
                    const int *halo_hi, const char *const *size_names);
 void stn_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g);
 void stn_field_swap(stn_field *a, stn_field *b);
+/* Sets every ghost point of f (allocated, outside the grid along some
+ * dimension) to value(i, j, k), its indices relative to the grid. */
+void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k));
 /* Writes the points (no halo) in C order: NumPy .npy if the path ends in
  * .npy, raw native-endian binary otherwise. */
 void stn_field_write(const stn_field *f, const char *path);

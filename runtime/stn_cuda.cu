@@ -259,6 +259,24 @@ void stn_cuda_field_zero(stn_field *f)
   STN_CUDA_CHECK(cudaMemset(f->mem, poison() ? 0xff : 0, f->grid->size * stn_type_size(f->type)));
 }
 
+void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
+{
+  size_t bytes = f->grid->size * stn_type_size(f->type);
+  void *host = malloc(bytes);
+  if (!host)
+    stn_fatal("cannot allocate %.2f GiB of host memory to set the boundary of field '%s'", (double)bytes / (1 << 30),
+              f->name);
+  STN_CUDA_CHECK(cudaMemcpy(host, f->mem, bytes, cudaMemcpyDeviceToHost));
+  stn_field h = *f;
+  h.mem = host;
+  h.origin = (char *)host + ((char *)f->origin - (char *)f->mem);
+  stn_field_fill_halo(&h, value);
+  STN_CUDA_CHECK(cudaMemcpy(f->mem, host, bytes, cudaMemcpyHostToDevice));
+  stn_prof_transfer(0, (double)bytes);
+  stn_prof_transfer(1, (double)bytes);
+  free(host);
+}
+
 void stn_cuda_field_write(const stn_field *f, const char *path)
 {
   size_t bytes = f->grid->size * stn_type_size(f->type);

@@ -21,6 +21,8 @@ void stn_cuda_options(stn_program *p);   /* --autotune, --tune-cache=PATH */
 void stn_cuda_init(stn_program *p);
 void stn_cuda_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g);
 void stn_cuda_field_zero(stn_field *f);
+/* stn_field_fill_halo for a device field (through a host copy, once). */
+void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k));
 void stn_cuda_field_write(const stn_field *f, const char *path);
 void stn_cuda_finish(stn_program *p);
 

@@ -127,6 +127,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     .const_decl = "static const",
     .field_alloc = "stn_field_alloc",
     .field_zero = "stn_field_zero",
+    .field_boundary = "stn_field_fill_halo",
     .field_write = "stn_field_write",
     .finish = "stn_finish",
     .before_init = openmp ? "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"openmp\";"

@@ -732,6 +732,25 @@ static void dropped_results(const IrProgram *p, const IrBlock *blk, int *dbl, in
   }
 }
 
+/* boundary(value): a function of the ghost point's indices, which the
+ * runtime calls for every point of the halo when the field is allocated. */
+static void print_boundaries(Printer *pr, const IrProgram *p)
+{
+  Buf *b = pr->b;
+  for (int i = 0; i < p->fields.len; i++) {
+    const IrField *f = &p->fields.data[i];
+    if (f->boundary < 0)
+      continue;
+    buf_printf(b, "/* %s:%d: the value of %s at each ghost point (i, j, k) */\n", p->src->name, line_of(p, f->span),
+               f->label);
+    buf_printf(b, "static double stn_boundary_%s(long i, long j, long k)\n{\n  (void)i, (void)j, (void)k;\n",
+               f->name);
+    buf_puts(b, "  return ");
+    print_expr(pr, f->boundary, P_TOP, 0);
+    buf_puts(b, ";\n}\n\n");
+  }
+}
+
 /* The comment lines at the top of the .stn file become --help's text. */
 static void print_about(Buf *b, const Source *src)
 {
@@ -842,6 +861,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
     buf_printf(b, "%s&%s_", i ? ", " : " ", p->fields.data[i].name);
   buf_puts(b, p->fields.len ? " };\n\n" : " 0 };\n\n");
 
+  print_boundaries(&pr, p);
   for (int i = 0; i < p->kernels.len; i++)
     t->print_kernel(b, p, p->kernels.data[i], t->opts);
 
@@ -884,6 +904,8 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
     buf_printf(b, "  %s(&%s_, \"%s\", %s, &%s);\n", t->field_alloc, f->name, f->label, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
     buf_printf(b, "  %s(&%s_);\n", t->field_zero, f->name);
+    if (f->boundary >= 0)
+      buf_printf(b, "  %s(&%s_, stn_boundary_%s);\n", t->field_boundary, f->name, f->name);
   }
   int unused = 0, unused_int = 0;
   dropped_results(p, &p->main, &unused, &unused_int);

@@ -59,6 +59,7 @@ typedef struct CgTarget {
   const char *const_decl;     /* "static const" (C) or "static constexpr" (CUDA) */
   const char *field_alloc;    /* runtime calls for fields */
   const char *field_zero;
+  const char *field_boundary; /* fills a field's ghost points from its boundary(value) */
   const char *field_write;
   const char *finish;
   const char *before_init;    /* extra statement before stn_init, or NULL */

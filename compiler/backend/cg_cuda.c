@@ -431,6 +431,7 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .const_decl = "static constexpr",
     .field_alloc = "stn_cuda_field_alloc",
     .field_zero = "stn_cuda_field_zero",
+    .field_boundary = "stn_cuda_field_fill_halo",
     .field_write = "stn_cuda_field_write",
     .finish = "stn_cuda_finish",
     .before_init = "stn_cuda_options(&stn_program);",

@@ -75,6 +75,9 @@ decl
                                    $$->a = named(ctx, N_NAME, $4, @4); $$->list2 = $6; }
   | FIELD TYPE field_items ON IDENT ';'
                                  { $$ = named(ctx, N_FIELD, $5, @5); $$->span = @$; $$->ty = $2; $$->list = $3; }
+  | FIELD TYPE field_items ON IDENT IDENT '(' expr ')' ';'
+                                 { $$ = named(ctx, N_FIELD, $5, @5); $$->span = @$; $$->ty = $2; $$->list = $3;
+                                   $$->a = named(ctx, N_NAME, $6, @6); $$->b = $8; }
   | kernel_decl
   | MAIN block                   { $$ = NEW(N_MAIN, @1); $$->a = $2; }
   | error ';'                    { $$ = NULL; }

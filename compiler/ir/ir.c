@@ -96,6 +96,7 @@ static void print_host_expr(FILE *out, const IrProgram *p, int id)
   case OP_CONST: print_const(out, n); return;
   case OP_PARAM: fprintf(out, "%s", p->params.data[n->ref].name); return;
   case OP_VAR: fprintf(out, "%s", p->vars.data[n->ref].name); return;
+  case OP_INDEX: fprintf(out, "%s", (const char *[]){ "i", "j", "k" }[n->ref]); return;
   case OP_TABLE:
     fprintf(out, "%s[", p->tables.data[n->ref].name);
     print_host_expr(out, p, n->arg[0]);
@@ -338,7 +339,13 @@ void ir_print_program(FILE *out, const IrProgram *p)
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
-    fprintf(out, "field %s %s on %s\n", type_name(f->ty), f->label, p->grids.data[f->grid].name);
+    fprintf(out, "field %s %s on %s", type_name(f->ty), f->label, p->grids.data[f->grid].name);
+    if (f->boundary >= 0) {
+      fprintf(out, " boundary(");
+      print_host_expr(out, p, f->boundary);
+      fprintf(out, ")");
+    }
+    fprintf(out, "\n");
   }
   for (int i = 0; i < p->kernels.len; i++) {
     fprintf(out, "\n");

@@ -106,7 +106,10 @@ typedef struct IrGrid {
 } IrGrid;
 /* name: the C identifier (f_3_ for component 3 of f[9]); label: what
  * the user calls it (f[3]), for messages, --save and comments. */
-typedef struct IrField { const char *name; Type ty; int grid; Span span; const char *label; } IrField;
+typedef struct IrField {
+  const char *name; Type ty; int grid; Span span; const char *label;
+  int boundary;            /* host node: the value of its ghost points (INDEX nodes are the point's), or -1 */
+} IrField;
 typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
 
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,

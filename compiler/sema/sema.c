@@ -17,7 +17,7 @@ typedef struct Scope {
   Vec(Sym *) syms;
 } Scope;
 
-typedef enum Where { IN_GLOBAL, IN_KERNEL, IN_HOST } Where;
+typedef enum Where { IN_GLOBAL, IN_KERNEL, IN_HOST, IN_BOUNDARY /* a field's boundary(value) */ } Where;
 
 typedef struct Access { Sym *field; int off[MAX_RANK]; Span span; } Access;
 
@@ -300,6 +300,11 @@ static int field_readable(Ctx *c, Node *n, Sym *f)
 {
   if (!f->grid)
     return 0; /* its grid was unknown: reported at the declaration */
+  if (c->where == IN_BOUNDARY) {
+    diag_error(c->s->diag, n->span, "a boundary value cannot read field '%s'; it may use the ghost point's "
+               "indices, params and consts", n->name);
+    return 0;
+  }
   if (c->where != IN_KERNEL) {
     diag_error(c->s->diag, n->span, "field '%s' can only be read inside a kernel; "
                "use a reduction kernel to bring values to main", n->name);
@@ -910,6 +915,41 @@ static void check_grid(Ctx *c, Node *d)
   }
 }
 
+/* field ... on G boundary(e): e gives the value of each ghost point (the
+ * halo outside the grid) from its indices i, j, k, params and consts. */
+static Node *check_boundary(Ctx *c, Node *d, Sym *g)
+{
+  Sema *s = c->s;
+  if (!streq(d->a->name, "boundary")) {
+    diag_error(s->diag, d->a->span, "unknown field property '%s'; the only one is boundary(value)", d->a->name);
+    return NULL;
+  }
+  if (!g)
+    return NULL;
+  push_scope(c);
+  for (int q = 0; q < g->rank; q++) {
+    Sym *ix = declare(c, SYM_INDEX, index_names[q], d->a->span, TY_INT, NULL);
+    ix->dim = q;
+  }
+  Where saved = c->where;
+  c->where = IN_BOUNDARY;
+  Type t = check_expr(c, d->b);
+  c->where = saved;
+  pop_scope(c);
+  if (t == TY_ERROR)
+    return NULL;
+  if (!is_numeric(t)) {
+    diag_error(s->diag, d->b->span, "a boundary value must be a number, not '%s'", type_name(t));
+    return NULL;
+  }
+  if (d->ty == TY_INT && is_floating(t)) {
+    diag_error(s->diag, d->b->span, "the boundary value of an int field must be an int, not '%s'; write "
+               "(int)(...) if that is intended", type_name(t));
+    return NULL;
+  }
+  return d->b;
+}
+
 static void check_field(Ctx *c, Node *d)
 {
   Sema *s = c->s;
@@ -922,11 +962,13 @@ static void check_field(Ctx *c, Node *d)
   }
   if (d->ty == TY_BOOL)
     diag_error(s->diag, d->span, "fields must be int, float or double");
+  Node *boundary = d->a ? check_boundary(c, d, g) : NULL;
   for (int i = 0; i < d->list.len; i++) {
     Node *it = d->list.data[i];
     Sym *f = declare(c, SYM_FIELD, it->name, it->name_span, d->ty, it);
     f->grid = g;
     f->cident = f->name;
+    f->boundary = boundary;
     if (it->b) {
       /* f[n]: n fields of their own, stored one after the other (structure
        * of arrays); f itself is only a name for them. */
@@ -1190,6 +1232,29 @@ static void check_cond(Ctx *c, Node *e, const char *what)
                what, type_name(t));
 }
 
+/* Do two fields' boundary clauses say the same (the same declaration, or
+ * the same text up to white space)? */
+static int same_boundary(Sema *s, const Sym *a, const Sym *b)
+{
+  if (a->boundary == b->boundary)
+    return 1;
+  if (!a->boundary || !b->boundary)
+    return 0;
+  const char *t = s->prog->src.text;
+  int i = a->boundary->span.lo, j = b->boundary->span.lo;
+  int ie = a->boundary->span.hi, je = b->boundary->span.hi;
+  for (;;) {
+    while (i < ie && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+      i++;
+    while (j < je && (t[j] == ' ' || t[j] == '\t' || t[j] == '\n' || t[j] == '\r'))
+      j++;
+    if (i == ie || j == je)
+      return i == ie && j == je;
+    if (t[i++] != t[j++])
+      return 0;
+  }
+}
+
 static Sym *field_operand(Ctx *c, Node *n)
 {
   Sym *f = lookup(c, n->name);
@@ -1333,6 +1398,12 @@ static void check_stmt(Ctx *c, Node *n)
         diag_error(s->diag, n->span, "cannot swap '%s' (%s on %s) and '%s' (%s on %s): fields must have "
                    "the same type, grid and number of components", a->name, type_name(a->ty), a->grid ? a->grid->name : "?",
                    b->name, type_name(b->ty), b->grid ? b->grid->name : "?");
+      } else if (!same_boundary(s, a, b)) {
+        /* swap exchanges whole allocations, ghost points included. */
+        diag_error(s->diag, n->span, "cannot swap '%s' and '%s': their boundary values differ, and swapping "
+                   "would exchange them", a->name, b->name);
+        diag_note(s->diag, (a->boundary ? a : b)->boundary->span, "give both fields the same boundary(...), for "
+                  "example by declaring them together");
       }
     }
     return;

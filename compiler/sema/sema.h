@@ -35,6 +35,7 @@ struct Sym {
   int ncomp;               /* a multi-component field (f[9]): its components, */
   Sym **comp;              /* each a field of its own (name "f[3]", id in fields) */
   const char *cident;      /* the C identifier of a field ("f_3_" for f[3]) */
+  Node *boundary;          /* boundary(value): what its ghost points hold, or NULL (0) */
   /* SYM_LOOP in a kernel: unrolled; the iteration being checked or lowered */
   int unrolled;
   long uval;

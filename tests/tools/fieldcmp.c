@@ -1,10 +1,10 @@
 /*
  * fieldcmp.c - compare two raw field dumps element by element.
  *
- *   fieldcmp --type=float|double --atol=X [--rtol=Y] A B
+ *   fieldcmp --type=float|double|int --atol=X [--rtol=Y] A B
  *
  * A and B are raw files of native float32 (--type=float) or float64
- * (--type=double) values with no header, as written by the --save=FIELD=PATH
+ * (--type=double) or int32 (--type=int) values with no header, as written by the --save=FIELD=PATH
  * option of the generated programs and of the references in tests/ref/.
  * The files must have the same size. Element n passes when
  *   |a[n] - b[n]| <= atol + rtol * |b[n]|      (rtol defaults to 0)
@@ -25,7 +25,7 @@
 static void usage(const char *msg)
 {
     fprintf(stderr, "fieldcmp: %s\n", msg);
-    fprintf(stderr, "usage: fieldcmp --type=float|double --atol=X [--rtol=Y] A B\n");
+    fprintf(stderr, "usage: fieldcmp --type=float|double|int --atol=X [--rtol=Y] A B\n");
     exit(2);
 }
 
@@ -72,8 +72,13 @@ static unsigned char *read_file(const char *path, size_t *size)
 }
 
 /* Element n of a buffer of floats or doubles, as a double. */
-static double element(const unsigned char *buf, size_t n, size_t elsize)
+static double element(const unsigned char *buf, size_t n, size_t elsize, int is_int)
 {
+    if (is_int) {
+        int v;
+        memcpy(&v, buf + n * elsize, sizeof v);
+        return v;
+    }
     if (elsize == sizeof(float)) {
         float v;
         memcpy(&v, buf + n * elsize, sizeof v);
@@ -88,6 +93,7 @@ static double element(const unsigned char *buf, size_t n, size_t elsize)
 int main(int argc, char **argv)
 {
     size_t elsize = 0;
+    int is_int = 0;
     const char *type = NULL;
     double atol = -1.0, rtol = 0.0;
     const char *files[2];
@@ -98,6 +104,10 @@ int main(int argc, char **argv)
         if (strcmp(arg, "--type=float") == 0) {
             elsize = sizeof(float);
             type = "float";
+        } else if (strcmp(arg, "--type=int") == 0) {
+            elsize = sizeof(int);
+            is_int = 1;
+            type = "int";
         } else if (strcmp(arg, "--type=double") == 0) {
             elsize = sizeof(double);
             type = "double";
@@ -115,7 +125,7 @@ int main(int argc, char **argv)
         }
     }
     if (elsize == 0)
-        usage("--type=float or --type=double is required");
+        usage("--type=float, --type=double or --type=int is required");
     if (atol < 0.0)
         usage("--atol=X is required");
     if (nfiles != 2)
@@ -143,8 +153,8 @@ int main(int argc, char **argv)
     size_t nbad = 0, nnan = 0, max_index = 0;
     double max_diff = 0.0;
     for (size_t n = 0; n < count; n++) {
-        double va = element(a, n, elsize);
-        double vb = element(b, n, elsize);
+        double va = element(a, n, elsize, is_int);
+        double vb = element(b, n, elsize, is_int);
         double diff = fabs(va - vb);
         int bad;
         if (isnan(va) || isnan(vb)) {
@@ -166,7 +176,7 @@ int main(int argc, char **argv)
 
     printf("elements: %zu (%s)\n", count, type);
     printf("max abs diff: %.6g at element %zu (%.17g vs %.17g)\n", max_diff, max_index,
-           element(a, max_index, elsize), element(b, max_index, elsize));
+           element(a, max_index, elsize, is_int), element(b, max_index, elsize, is_int));
     if (nbad > 0) {
         printf("FAIL: %zu of %zu elements differ by more than atol=%g + rtol=%g*|ref|"
                " (%zu NaN)\n", nbad, count, atol, rtol, nnan);
