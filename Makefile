@@ -18,11 +18,25 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
 HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
 INC     = -Icompiler -I$(B)/gen
-DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"'
+# libpng, for .png output: found when it links; without it the runtime
+# says how to get it. Programs built by stencilc then link LINK_LIBS.
+PNG     ?= $(shell echo 'int main(void) { return 0; }' | $(CC) -include png.h -x c - -o /dev/null -lpng -lz 2>/dev/null && echo 1)
+ifeq ($(PNG),1)
+RT_DEFS   = -DSTN_HAVE_PNG
+LINK_LIBS = -lpng -lz
+endif
+DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"' -DSTN_LINK_LIBS='"$(LINK_LIBS)"'
 
 all: $(B)/stencilc $(B)/libstn.a
 
 tools: $(B)/tools/fieldcmp
+ifeq ($(PNG),1)
+tools: $(B)/tools/pngdump
+endif
+
+$(B)/tools/pngdump: tests/tools/pngdump.c
+	@mkdir -p $(B)/tools
+	$(CC) -O2 $(WARN) -o $@ $< -lpng -lz
 
 $(B)/tools/fieldcmp: tests/tools/fieldcmp.c
 	@mkdir -p $(B)/tools
@@ -50,7 +64,7 @@ $(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS)
 
 $(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
 	@mkdir -p $(B)/runtime
-	$(CC) -O2 -g $(WARN) -fopenmp -c -o $@ $<
+	$(CC) -O2 -g $(WARN) $(RT_DEFS) -fopenmp -c -o $@ $<
 
 $(B)/libstn.a: $(B)/runtime/stn.o
 	ar rcs $@ $^

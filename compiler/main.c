@@ -19,6 +19,9 @@
 #ifndef STN_LIB_DIR
 #define STN_LIB_DIR "build"
 #endif
+#ifndef STN_LINK_LIBS
+#define STN_LINK_LIBS ""  /* what the runtime needs besides libm: -lpng -lz when built with libpng */
+#endif
 #define DEFAULT_CFLAGS "-O3 -march=native"
 
 typedef struct Options {
@@ -229,8 +232,8 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
   const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
   const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
   Buf cmd = { 0 };
-  buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a'", nvcc,
-             o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib);
+  buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
+             o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
   int rc = system(cmd.s);
   if (rc != 0)
     fprintf(stderr, "stencilc: error: nvcc failed (%s)\nstencilc: command: %s\n",
@@ -246,8 +249,8 @@ static int run_cc(const Options *o, const char *csrc, const char *exe)
   const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
   const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
   Buf cmd = { 0 };
-  buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' '%s/libstn.a' -lm", cc, cflags,
-             o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, lib);
+  buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' '%s/libstn.a' %s -lm", cc, cflags,
+             o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, lib, STN_LINK_LIBS);
   int rc = system(cmd.s);
   if (rc != 0) {
     fprintf(stderr, "stencilc: error: the C compiler failed (%s)\nstencilc: command: %s\n",

@@ -7,6 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef STN_HAVE_PNG
+#include <png.h>
+#endif
 
 typedef struct save_req { const char *field, *path; } save_req;
 static save_req *saves;
@@ -321,6 +324,176 @@ void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const 
                 "check the box bounds and the params that set them", kernel, lo[d], hi[d], d, g->name, g->n[d]);
 }
 
+static int ends_with(const char *s, const char *suffix)
+{
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Element c (relative to the origin) of f as a double. */
+static double value_at(const stn_field *f, long c)
+{
+  if (f->type == STN_INT)
+    return ((const int *)f->origin)[c];
+  if (f->type == STN_FLOAT)
+    return ((const float *)f->origin)[c];
+  return ((const double *)f->origin)[c];
+}
+
+/* ---- images --------------------------------------------------------------
+ * Colormaps as anchor colours at equal steps, interpolated linearly:
+ * viridis (perceptually uniform; matplotlib's default), gray, and
+ * coolwarm (diverging, Moreland's). */
+static const unsigned char viridis[11][3] = {
+  { 68, 1, 84 }, { 72, 36, 117 }, { 65, 68, 135 }, { 53, 95, 141 }, { 42, 120, 142 }, { 33, 145, 140 },
+  { 34, 168, 132 }, { 68, 191, 112 }, { 122, 209, 81 }, { 189, 223, 38 }, { 253, 231, 37 },
+};
+static const unsigned char coolwarm[5][3] = {
+  { 59, 76, 192 }, { 124, 159, 249 }, { 221, 221, 221 }, { 245, 156, 125 }, { 180, 4, 38 },
+};
+
+static void colour(const char *map, double t, unsigned char rgb[3])
+{
+  const unsigned char (*tab)[3] = viridis;
+  int n = 11;
+  if (strcmp(map, "coolwarm") == 0)
+    tab = coolwarm, n = 5;
+  if (t < 0)
+    t = 0;
+  if (t > 1)
+    t = 1;
+  if (strcmp(map, "gray") == 0) {
+    rgb[0] = rgb[1] = rgb[2] = (unsigned char)lround(255 * t);
+    return;
+  }
+  double x = t * (n - 1);
+  int a = (int)x;
+  if (a >= n - 1)
+    a = n - 2;
+  double w = x - a;
+  for (int c = 0; c < 3; c++)
+    rgb[c] = (unsigned char)lround((1 - w) * tab[a][c] + w * tab[a + 1][c]);
+}
+
+#ifdef STN_HAVE_PNG
+/* The plane an image shows: rows (bottom to top) `row_stride` apart, columns contiguous. */
+typedef struct plane {
+  const stn_field *f;
+  long width, height, row_stride, base;
+  double lo, hi;
+  const char *map, *path;
+  char comment[512];
+} plane;
+
+/* libpng reports errors by longjmp: this function keeps no state of its
+ * own across it, and an error stops the program. */
+static void emit_png(FILE *fp, const plane *pl, unsigned char *row)
+{
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png ? png_create_info_struct(png) : NULL;
+  if (!png || !info)
+    stn_fatal("cannot write field '%s' to '%s': out of memory", pl->f->name, pl->path);
+  if (setjmp(png_jmpbuf(png)))
+    stn_fatal("cannot write field '%s' to '%s': libpng failed (is the disk full?)", pl->f->name, pl->path);
+  png_init_io(png, fp);
+  png_set_IHDR(png, info, (png_uint_32)pl->width, (png_uint_32)pl->height, 8, PNG_COLOR_TYPE_RGB,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_text text[2];
+  memset(text, 0, sizeof text);
+  text[0].compression = text[1].compression = PNG_TEXT_COMPRESSION_NONE;
+  text[0].key = (char *)"Software";
+  text[0].text = (char *)"stencilc";
+  text[1].key = (char *)"Comment";
+  text[1].text = (char *)pl->comment;
+  png_set_text(png, info, text, 2);
+  png_write_info(png, info);
+  double span = pl->hi != pl->lo ? pl->hi - pl->lo : 1;
+  for (long r = pl->height - 1; r >= 0; r--) { /* the top row first: index 0 at the bottom */
+    for (long x = 0; x < pl->width; x++) {
+      double v = value_at(pl->f, pl->base + r * pl->row_stride + x);
+      unsigned char *px = row + 3 * x;
+      if (isnan(v))
+        px[0] = 255, px[1] = 0, px[2] = 255;
+      else
+        colour(pl->map, (v - pl->lo) / span, px);
+    }
+    png_write_row(png, row);
+  }
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+}
+
+static void write_png(const stn_field *f, const char *path, double lo, double hi, const char *map)
+{
+  const stn_grid *g = f->grid;
+  plane pl = { .f = f, .map = map, .path = path };
+  char slice[64] = "";
+  if (g->rank == 1) {
+    pl.width = g->n[0], pl.height = 1;
+  } else if (g->rank == 2) {
+    pl.width = g->n[1], pl.height = g->n[0], pl.row_stride = g->stride[0];
+  } else {
+    long mid = g->n[0] / 2;
+    pl.base = mid * g->stride[0];
+    pl.width = g->n[2], pl.height = g->n[1], pl.row_stride = g->stride[1];
+    snprintf(slice, sizeof slice, "; the plane i = %ld of %ld", mid, g->n[0]);
+  }
+  if (isnan(lo) || isnan(hi)) {
+    lo = INFINITY, hi = -INFINITY;
+    for (long r = 0; r < pl.height; r++)
+      for (long x = 0; x < pl.width; x++) {
+        double v = value_at(f, pl.base + r * pl.row_stride + x);
+        if (v < lo)
+          lo = v;
+        if (v > hi)
+          hi = v;
+      }
+    if (lo > hi)
+      lo = hi = 0; /* all NaN */
+  }
+  pl.lo = lo, pl.hi = hi;
+  snprintf(pl.comment, sizeof pl.comment, "field %s: values %.9g (first colour) to %.9g (last colour), colormap %s%s",
+           f->name, lo, hi, map, slice);
+  FILE *fp = fopen(path, "wb");
+  if (!fp)
+    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+  unsigned char *row = malloc((size_t)pl.width * 3);
+  if (!row)
+    stn_fatal("cannot write field '%s' to '%s': out of memory", f->name, path);
+  emit_png(fp, &pl, row);
+  free(row);
+  if (fclose(fp) != 0)
+    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+}
+#endif
+
+void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap)
+{
+  if (!ends_with(path, ".png"))
+    stn_fatal("cannot write field '%s' to '%s' as an image: the name must end in .png", f->name, path);
+#ifdef STN_HAVE_PNG
+  write_png(f, path, lo, hi, colormap);
+#else
+  (void)lo, (void)hi, (void)colormap;
+  stn_fatal("cannot write field '%s' to '%s': this stencilc runtime was built without libpng; install it "
+            "(apt-get install libpng-dev) and rebuild stencilc with make, or write a .npy or .vtk file", f->name, path);
+#endif
+}
+
+/* Legacy VTK: an ASCII header, then the points big-endian, x fastest. */
+static void write_vtk_header(FILE *fp, const stn_field *f)
+{
+  const stn_grid *g = f->grid;
+  long dims[3] = { 1, 1, 1 };
+  for (int d = 0; d < g->rank; d++)
+    dims[d] = g->n[g->rank - 1 - d];
+  fprintf(fp, "# vtk DataFile Version 3.0\nstencilc field %s\nBINARY\nDATASET STRUCTURED_POINTS\n", f->name);
+  fprintf(fp, "DIMENSIONS %ld %ld %ld\nORIGIN 0 0 0\nSPACING 1 1 1\nPOINT_DATA %ld\n", dims[0], dims[1], dims[2],
+          dims[0] * dims[1] * dims[2]);
+  fprintf(fp, "SCALARS %s %s 1\nLOOKUP_TABLE default\n", f->name,
+          f->type == STN_INT ? "int" : f->type == STN_FLOAT ? "float" : "double");
+}
+
 static void write_points(FILE *fp, const stn_field *f)
 {
   const stn_grid *g = f->grid;
@@ -346,8 +519,35 @@ static void write_points(FILE *fp, const stn_field *f)
     }
 }
 
+static void write_points_big_endian(FILE *fp, const stn_field *f)
+{
+  const stn_grid *g = f->grid;
+  size_t es = stn_type_size(f->type);
+  long n0 = g->rank == 3 ? g->n[0] : 1, n1 = g->rank >= 2 ? g->n[g->rank - 2] : 1, row = g->n[g->rank - 1];
+  long s0 = g->rank == 3 ? g->stride[0] : 0, s1 = g->rank >= 2 ? g->stride[g->rank - 2] : 0;
+  unsigned char *buf = malloc((size_t)row * es);
+  if (!buf)
+    stn_fatal("out of memory writing field '%s'", f->name);
+  for (long i = 0; i < n0; i++)
+    for (long j = 0; j < n1; j++) {
+      const unsigned char *src = (const unsigned char *)f->origin + (size_t)(i * s0 + j * s1) * es;
+      const unsigned one = 1;
+      int little = *(const unsigned char *)&one == 1;
+      for (long x = 0; x < row; x++)
+        for (size_t b = 0; b < es; b++)
+          buf[(size_t)x * es + b] = src[(size_t)x * es + (little ? es - 1 - b : b)];
+      if (fwrite(buf, es, (size_t)row, fp) != (size_t)row)
+        stn_fatal("cannot write field '%s': %s", f->name, strerror(errno));
+    }
+  free(buf);
+}
+
 void stn_field_write(const stn_field *f, const char *path)
 {
+  if (ends_with(path, ".png")) {
+    stn_field_write_image(f, path, NAN, NAN, "viridis");
+    return;
+  }
   FILE *fp = fopen(path, "wb");
   if (!fp)
     stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
@@ -372,7 +572,12 @@ void stn_field_write(const stn_field *f, const char *path)
       fputc(' ', fp);
     fputc('\n', fp);
   }
-  write_points(fp, f);
+  if (ends_with(path, ".vtk")) {
+    write_vtk_header(fp, f);
+    write_points_big_endian(fp, f);
+  } else {
+    write_points(fp, f);
+  }
   if (fclose(fp) != 0)
     stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
 }

@@ -81,9 +81,18 @@ void stn_field_swap(stn_field *a, stn_field *b);
 /* Sets every ghost point of f (allocated, outside the grid along some
  * dimension) to value(i, j, k), its indices relative to the grid. */
 void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k));
-/* Writes the points (no halo) in C order: NumPy .npy if the path ends in
- * .npy, raw native-endian binary otherwise. */
+/* Writes the points (no halo) by the path's extension: .npy (NumPy), .vtk
+ * (legacy VTK structured points, for ParaView/VisIt), .png (an image,
+ * see below), anything else raw native-endian binary in C order. */
 void stn_field_write(const stn_field *f, const char *path);
+/* A PNG image of f: 2-D fields with dimension 0 upwards (i = 0 is the
+ * bottom row) and dimension 1 to the right; 1-D fields as one row; 3-D
+ * fields as their middle plane along dimension 0. Values from lo (the
+ * first colour) to hi (the last) are mapped onto the colormap ("viridis",
+ * "gray", "coolwarm"); NAN for both: the field's own minimum and maximum.
+ * NaN points are magenta. The scale and colormap are stored in the PNG's
+ * text. Needs libpng (the runtime says so when built without it). */
+void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 /* Writes the fields named by --save and releases everything. */
 void stn_finish(stn_program *p);
 /* The i-th --save request (0 when there is none). */

@@ -277,7 +277,8 @@ void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long
   free(host);
 }
 
-void stn_cuda_field_write(const stn_field *f, const char *path)
+/* A host copy of device field f (free h->mem after use). */
+static void host_copy(const stn_field *f, stn_field *h)
 {
   size_t bytes = f->grid->size * stn_type_size(f->type);
   void *host = malloc(bytes);
@@ -285,11 +286,25 @@ void stn_cuda_field_write(const stn_field *f, const char *path)
     stn_fatal("cannot allocate %.2f GiB of host memory to write field '%s'", (double)bytes / (1 << 30), f->name);
   STN_CUDA_CHECK(cudaMemcpy(host, f->mem, bytes, cudaMemcpyDeviceToHost));
   stn_prof_transfer(0, (double)bytes);
-  stn_field h = *f;
-  h.mem = host;
-  h.origin = (char *)host + ((char *)f->origin - (char *)f->mem);
+  *h = *f;
+  h->mem = host;
+  h->origin = (char *)host + ((char *)f->origin - (char *)f->mem);
+}
+
+void stn_cuda_field_write(const stn_field *f, const char *path)
+{
+  stn_field h;
+  host_copy(f, &h);
   stn_field_write(&h, path);
-  free(host);
+  free(h.mem);
+}
+
+void stn_cuda_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap)
+{
+  stn_field h;
+  host_copy(f, &h);
+  stn_field_write_image(&h, path, lo, hi, colormap);
+  free(h.mem);
 }
 
 void stn_cuda_finish(stn_program *p)

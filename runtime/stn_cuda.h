@@ -24,6 +24,7 @@ void stn_cuda_field_zero(stn_field *f);
 /* stn_field_fill_halo for a device field (through a host copy, once). */
 void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k));
 void stn_cuda_field_write(const stn_field *f, const char *path);
+void stn_cuda_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 void stn_cuda_finish(stn_program *p);
 
 /* A kernel's reductions (one stn_reduction, static in its wrapper).

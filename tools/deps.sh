@@ -10,6 +10,9 @@ have cc    || missing="$missing gcc"
 have make  || missing="$missing make"
 have flex  || missing="$missing flex"
 have bison || missing="$missing bison"
+# libpng for image output (.png); the runtime builds without it, but the tests check images.
+echo 'int main(void) { return 0; }' | cc -include png.h -x c - -o /dev/null -lpng -lz 2>/dev/null ||
+  missing="$missing libpng-dev"
 if [ "${1:-build}" = test ]; then
   have FileCheck || [ -x /usr/lib/llvm-14/bin/FileCheck ] || missing="$missing llvm-14-tools"
   have lit || [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] ||

@@ -129,6 +129,7 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     .field_zero = "stn_field_zero",
     .field_boundary = "stn_field_fill_halo",
     .field_write = "stn_field_write",
+    .field_write_image = "stn_field_write_image",
     .finish = "stn_finish",
     .before_init = openmp ? "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"openmp\";"
                           : "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"c\";",

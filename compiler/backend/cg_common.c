@@ -26,6 +26,18 @@ static const char *c_reserved[] = {
   "fputs", "fputc", "fwrite", "fread", "getc", "putc", "remove", "rename", "perror", "abort",
   "atoi", "atof", "calloc", "realloc", "qsort", "rand", "srand", "system", "getenv", "memcpy",
   "memset", "memmove", "strlen", "strcmp", "strcpy", "size_t", "ptrdiff_t", "bool", "true", "false",
+  /* C++ (CUDA programs are C++) */
+  "class", "new", "delete", "this", "template", "typename", "namespace", "public", "private", "protected",
+  "virtual", "operator", "friend", "try", "catch", "throw", "using", "explicit", "mutable", "export",
+  "constexpr", "nullptr", "decltype", "static_assert", "noexcept", "alignas", "alignof", "thread_local",
+  "and", "or", "not", "xor", "bitand", "bitor", "compl", "and_eq", "or_eq", "xor_eq", "not_eq", "concept",
+  "requires", "final", "override", "typeid", "std", "asm", "wchar_t", "char8_t", "char16_t", "char32_t",
+  /* CUDA's built-in variables, types and math functions */
+  "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3", "umin", "umax", "llmin", "llmax",
+  "ullmin", "ullmax", "rsqrt", "rcbrt", "sincos", "sincospi", "sinpi", "cospi", "exp10", "erfinv",
+  "erfcinv", "normcdf", "normcdfinv", "norm3d", "norm4d", "rnorm", "rhypot", "saturate", "mul24",
+  "umul24", "mulhi", "umulhi", "brev", "clz", "ffs", "popc", "fdividef", "float2", "float3", "float4",
+  "int2", "int3", "int4", "double2", "uint", "ushort", "ulong",
 };
 
 /* User names are kept, except where they would clash with C or the
@@ -303,20 +315,67 @@ int reads_field(const IrKernel *k, int field)
   return 0;
 }
 
-static int pool_reads_table(const IrNodes *pool, int table)
+static int pool_reads_table(const IrNodes *pool, const char *live, int table)
 {
   for (int i = 0; i < pool->len; i++)
-    if (pool->data[i].op == OP_TABLE && pool->data[i].ref == table)
+    if (pool->data[i].op == OP_TABLE && pool->data[i].ref == table && (!live || live[i]))
       return 1;
   return 0;
 }
 
+/* The host pool keeps nodes that conversions replaced; only those that
+ * main, the grid sizes and the boundaries reach are printed. */
+static void mark_host(const IrProgram *p, char *live, int id)
+{
+  if (id < 0 || live[id])
+    return;
+  live[id] = 1;
+  for (int a = 0; a < op_info[p->host.data[id].op].nargs; a++)
+    mark_host(p, live, p->host.data[id].arg[a]);
+}
+
+static void mark_host_block(const IrProgram *p, char *live, const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_ASSIGN || s->kind == H_FOR || s->kind == H_WHILE || s->kind == H_IF || s->kind == H_WRITE) {
+      mark_host(p, live, s->expr);
+      mark_host(p, live, s->kind == H_FOR || s->kind == H_WRITE ? s->expr2 : -1);
+    }
+    for (int a = 0; a < s->args.len; a++)
+      mark_host(p, live, s->args.data[a]);
+    for (int a = 0; a < s->items.len; a++)
+      if (!s->items.data[a].str)
+        mark_host(p, live, s->items.data[a].expr);
+    mark_host_block(p, live, &s->body);
+    mark_host_block(p, live, &s->els);
+  }
+}
+
+char *host_live(const IrProgram *p)
+{
+  char *live = xrealloc(NULL, (size_t)p->host.len + 1);
+  memset(live, 0, (size_t)p->host.len + 1);
+  for (int g = 0; g < p->grids.len; g++)
+    for (int d = 0; d < p->grids.data[g].rank; d++)
+      mark_host(p, live, p->grids.data[g].dims[d]);
+  for (int f = 0; f < p->fields.len; f++)
+    mark_host(p, live, p->fields.data[f].boundary);
+  mark_host_block(p, live, &p->main);
+  return live;
+}
+
 int table_used(const IrProgram *p, int table, TableUse where)
 {
-  if (where != TABLE_KERNELS && pool_reads_table(&p->host, table))
-    return 1;
+  if (where != TABLE_KERNELS) {
+    char *live = host_live(p);
+    int used = pool_reads_table(&p->host, live, table);
+    free(live);
+    if (used)
+      return 1;
+  }
   for (int i = 0; where != TABLE_HOST && i < p->kernels.len; i++)
-    if (pool_reads_table(&p->kernels.data[i]->nodes, table))
+    if (pool_reads_table(&p->kernels.data[i]->nodes, NULL, table))
       return 1;
   return 0;
 }
@@ -548,6 +607,7 @@ static int needs_sync(Printer *pr, const IrStmt *s)
     return 0;
   case H_FOR: return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2);
   case H_IF: return lazy_reads(pr, s->expr);
+  case H_WRITE: return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2);
   case H_PRINT:
     for (int i = 0; i < s->items.len; i++)
       if (!s->items.data[i].str && lazy_reads(pr, s->items.data[i].expr))
@@ -702,7 +762,20 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     buf_puts(b, "}\n");
     return;
   case H_WRITE:
-    buf_printf(b, "%s(&%s_, \"%s\");\n", pr->target->field_write, p->fields.data[s->field].name, s->path);
+    if (s->expr < 0 && !s->colormap) {
+      buf_printf(b, "%s(&%s_, \"%s\");\n", pr->target->field_write, p->fields.data[s->field].name, s->path);
+      return;
+    }
+    /* An image with its scale (NAN: from the data) and colours. */
+    buf_printf(b, "%s(&%s_, \"%s\", ", pr->target->field_write_image, p->fields.data[s->field].name, s->path);
+    if (s->expr >= 0) {
+      host_expr(pr, s->expr);
+      buf_puts(b, ", ");
+      host_expr(pr, s->expr2);
+    } else {
+      buf_puts(b, "NAN, NAN");
+    }
+    buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
     return;
   }
 }
@@ -806,11 +879,12 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   /* Named scalar consts print by name, so declare each one used, once. */
   int any_const = 0;
   Vec(const char *) declared = { 0 };
+  char *live = host_live(p);
   for (int ki = -1; ki < p->kernels.len; ki++) {
     const IrNodes *pool = ki < 0 ? &p->host : &p->kernels.data[ki]->nodes;
     for (int i = 0; i < pool->len; i++) {
       const IrNode *n = &pool->data[i];
-      if (n->op != OP_CONST || !n->name)
+      if (n->op != OP_CONST || !n->name || (ki < 0 && !live[i]))
         continue;
       int seen = 0;
       for (int j = 0; j < declared.len && !seen; j++)
@@ -825,6 +899,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
     }
   }
   vec_free(&declared);
+  free(live);
   for (int i = 0; i < p->tables.len; i++) {
     const IrTable *tab = &p->tables.data[i];
     /* Unrolled loops fold most table reads away; print what is still read

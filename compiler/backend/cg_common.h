@@ -42,6 +42,8 @@ int reads_field(const IrKernel *k, int field);
 /* Is const array `table` still read (after folding) by main, kernels, or either? */
 typedef enum TableUse { TABLE_HOST, TABLE_KERNELS, TABLE_ANY } TableUse;
 int table_used(const IrProgram *p, int table, TableUse where);
+/* Which host-pool nodes main, the grid sizes and the boundaries use (malloc'd). */
+char *host_live(const IrProgram *p);
 int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */
 char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level);
 void emit_level(Printer *pr, int level, int depth);
@@ -61,6 +63,7 @@ typedef struct CgTarget {
   const char *field_zero;
   const char *field_boundary; /* fills a field's ghost points from its boundary(value) */
   const char *field_write;
+  const char *field_write_image;  /* with an image's scale and colormap */
   const char *finish;
   const char *before_init;    /* extra statement before stn_init, or NULL */
   const char *after_init;     /* extra statement after stn_init, or NULL */

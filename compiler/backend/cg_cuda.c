@@ -433,6 +433,7 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .field_zero = "stn_cuda_field_zero",
     .field_boundary = "stn_cuda_field_fill_halo",
     .field_write = "stn_cuda_field_write",
+    .field_write_image = "stn_cuda_field_write_image",
     .finish = "stn_cuda_finish",
     .before_init = "stn_cuda_options(&stn_program);",
     .after_init = "stn_cuda_init(&stn_program);",

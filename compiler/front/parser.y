@@ -47,7 +47,7 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 %type <node> expr primary stmt_if
 %type <list> param_items const_items dims field_items kparams_opt kparam_list
 %type <list> ranges reduce_opt red_list stmts decl_items print_items args args_opt
-%type <list> exprs lvalues names
+%type <list> exprs lvalues names write_opts
 %type <op> assign_op
 
 %right '?' ':'
@@ -203,12 +203,21 @@ stmt
   | SWAP IDENT ',' IDENT ';'     { $$ = NEW(N_SWAP, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->b = named(ctx, N_NAME, $4, @4); }
   | PRINT print_items ';'        { $$ = NEW(N_PRINT, @$); $$->list = $2; }
   | TIMER IDENT block            { $$ = named(ctx, N_TIMER, $2, @2); $$->span = @1; $$->a = $3; }
-  | WRITE IDENT TO STRING ';'    { $$ = NEW(N_WRITE, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->name = $4; $$->name_span = @4; }
-  | WRITE IDENT '[' args ']' TO STRING ';'
+  | WRITE IDENT TO STRING write_opts ';'
+                                 { $$ = NEW(N_WRITE, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->name = $4; $$->name_span = @4;
+                                   $$->list = $5; }
+  | WRITE IDENT '[' args ']' TO STRING write_opts ';'
                                  { Node *f = named(ctx, N_INDEX, $2, @2); f->span = span_join(@2, @5); f->list = $4;
-                                   $$ = NEW(N_WRITE, @$); $$->a = f; $$->name = $7; $$->name_span = @7; }
+                                   $$ = NEW(N_WRITE, @$); $$->a = f; $$->name = $7; $$->name_span = @7; $$->list = $8; }
   | block
   | error ';'                    { $$ = NULL; }
+  ;
+
+write_opts
+  : %empty                       { $$ = (NodeList){0}; }
+  | write_opts IDENT '(' args ')'
+                                 { Node *o = named(ctx, N_CALL, $2, @2); o->span = span_join(@2, @5); o->list = $4;
+                                   $$ = $1; vec_push(&$$, o); }
   ;
 
 else_opt

@@ -294,7 +294,17 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     fprintf(out, "%*s}\n", depth * 2, "");
     return;
   case H_WRITE:
-    fprintf(out, "write %s to \"%s\"\n", p->fields.data[s->field].label, s->path);
+    fprintf(out, "write %s to \"%s\"", p->fields.data[s->field].label, s->path);
+    if (s->expr >= 0) {
+      fprintf(out, " scale(");
+      print_host_expr(out, p, s->expr);
+      fprintf(out, ", ");
+      print_host_expr(out, p, s->expr2);
+      fprintf(out, ")");
+    }
+    if (s->colormap)
+      fprintf(out, " colormap(%s)", s->colormap);
+    fprintf(out, "\n");
     return;
   }
 }

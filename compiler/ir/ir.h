@@ -128,7 +128,8 @@ struct IrStmt {
   Vec(int) args;           /* CALL argument exprs */
   Vec(int) results;        /* CALL: host vars receiving the reductions (-1: dropped) */
   int field, field2;       /* SWAP, WRITE */
-  const char *path;        /* WRITE */
+  const char *path;        /* WRITE; expr, expr2: scale(lo, hi) or -1 */
+  const char *colormap;    /* WRITE: an image's colours, or NULL */
   Vec(IrPrintItem) items;  /* PRINT */
   IrBlock body, els;
 };

@@ -654,6 +654,16 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
     s = hstmt(L, H_WRITE, n->span);
     s->field = field_of(n->a)->id;
     s->path = n->name;
+    s->expr = s->expr2 = -1;
+    for (int i = 0; i < n->list.len; i++) {
+      Node *o = n->list.data[i];
+      if (streq(o->name, "scale")) {
+        s->expr = host_expr(L, o->list.data[0], TY_DOUBLE);
+        s->expr2 = host_expr(L, o->list.data[1], TY_DOUBLE);
+      } else {
+        s->colormap = o->list.data[0]->name;
+      }
+    }
     break;
   default:
     ice("lower_hstmt: unexpected node kind %d", n->kind);

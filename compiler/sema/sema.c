@@ -1275,6 +1275,54 @@ static Sym *field_operand(Ctx *c, Node *n)
  * bound to that iteration's value, so that f[q][-cx[q], -cy[q]] is an
  * ordinary access each time (halos and hazards see every offset). */
 enum { MAX_UNROLL = 1024 };
+/* write f to "x.png" scale(lo, hi) colormap(name): how values become
+ * colours. Only images take options. */
+static const char *colormaps[] = { "viridis", "gray", "coolwarm" };
+
+static void check_write_opts(Ctx *c, Node *n)
+{
+  Sema *s = c->s;
+  size_t len = strlen(n->name);
+  int png = len >= 4 && streq(n->name + len - 4, ".png");
+  int seen_scale = 0, seen_map = 0;
+  for (int i = 0; i < n->list.len; i++) {
+    Node *o = n->list.data[i];
+    int scale = streq(o->name, "scale"), map = streq(o->name, "colormap");
+    if (!scale && !map) {
+      diag_error(s->diag, o->name_span, "unknown write option '%s'; images take scale(lo, hi) and colormap(name)",
+                 o->name);
+      continue;
+    }
+    if (!png) {
+      diag_error(s->diag, o->name_span, "%s(...) is for images, and \"%s\" is not a .png file", o->name, n->name);
+      continue;
+    }
+    if ((scale && seen_scale++) || (map && seen_map++)) {
+      diag_error(s->diag, o->name_span, "%s(...) is given twice", o->name);
+      continue;
+    }
+    if (scale) {
+      if (o->list.len != 2) {
+        diag_error(s->diag, o->span, "scale takes two values, the ones shown as the first and last colour: "
+                   "scale(lo, hi)");
+        continue;
+      }
+      for (int a = 0; a < 2; a++) {
+        Type t = check_expr(c, o->list.data[a]);
+        if (t != TY_ERROR && !is_numeric(t))
+          diag_error(s->diag, o->list.data[a]->span, "a scale bound must be a number, not '%s'", type_name(t));
+      }
+      continue;
+    }
+    Node *m = o->list.len == 1 ? o->list.data[0] : NULL;
+    int known = 0;
+    for (size_t q = 0; m && m->kind == N_NAME && q < sizeof colormaps / sizeof colormaps[0]; q++)
+      known |= streq(m->name, colormaps[q]);
+    if (!known)
+      diag_error(s->diag, m ? m->span : o->span, "unknown colormap; choose viridis, gray or coolwarm");
+  }
+}
+
 static void check_kernel_for(Ctx *c, Node *n)
 {
   Sema *s = c->s;
@@ -1439,6 +1487,7 @@ static void check_stmt(Ctx *c, Node *n)
     }
     if (!n->name[0])
       diag_error(s->diag, n->name_span, "empty file name");
+    check_write_opts(c, n);
     return;
   }
   default:

@@ -39,5 +39,8 @@ config.substitutions.append(('%ref', os.path.join(root, 'tests', 'ref')))
 
 if lit_config.params.get('sanitized') == '1':
     config.available_features.add('sanitized')
+if os.path.exists(os.path.join(build, 'tools', 'pngdump')):
+    config.available_features.add('png')
+config.substitutions.append(('%pngdump', os.path.join(build, 'tools', 'pngdump')))
 if shutil.which('nvcc') or os.path.exists('/usr/local/cuda/bin/nvcc'):
     config.available_features.add('nvcc')
