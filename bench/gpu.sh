@@ -7,6 +7,7 @@
 #   usage: bench/gpu.sh            (needs nvcc and a GPU; ~5 minutes on an H100)
 #   env:   SANITIZE=1  also run compute-sanitizer on the small sizes
 #          QUICK=1     verification only, no timing
+#          ONLY=a|b   verify only these cases (names as in verify_cases)
 #          OUT=dir     where logs go (default: a temporary folder)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
@@ -37,36 +38,45 @@ say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu   nvcc: $(nvcc --version
 say "copy bandwidth (read + write, best of cudaMemcpy and a float4 kernel): $BW GB/s"
 
 STRATS="naive stream smem"
-# example | small args | fields to compare (name:type) | printed values to compare
-small() {
-  case $1 in
-    himeno) echo "--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|Gosa :" ;;
-    diffusion3d) echo "--N=40 --STEPS=15|f:float fn:float|Total heat :;Peak :" ;;
-    jacobi2d) echo "--N=70 --M=90 --MAXIT=40|u:double uold:double|Residual :;Solution Error :;Iterations :" ;;
-    lazy) echo "--N=40 --STEPS=13|u:double un:double|a :;b :;c :;cnt :;trail :;last change :;peak :;total :;points :" ;;
-  esac
+# The verification cases: name | program | args | fields to compare
+# (name:type, atol 1e-6) | printed values: rel:LABEL:RTOL (against the CPU),
+# abs:LABEL:ATOL (against the CPU), max:LABEL:LIMIT (the GPU's alone),
+# file:NAME (a file the program writes, byte for byte) | extra args for
+# the compute-sanitizer runs (shorter runs: every launch is checked).
+verify_cases() {
+  cat <<'CASES'
+himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|rel:Gosa ::1e-9
+diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=15|f:float fn:float|rel:Total heat ::1e-9;rel:Peak ::1e-9
+jacobi2d|examples/jacobi2d.stn|--N=70 --M=90 --MAXIT=40|u:double uold:double|rel:Residual ::1e-9;rel:Solution Error ::1e-9;rel:Iterations ::0
+lazy|bench/lazy.stn|--N=40 --STEPS=13|u:double un:double|rel:a ::1e-9;rel:b ::1e-9;rel:c ::1e-9;rel:cnt ::1e-9;rel:trail ::1e-9;rel:last change ::1e-9;rel:peak ::1e-9;rel:total ::1e-9;rel:points ::1e-9
+lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=6000|ux:float umag:float|rel:L2 error ::1e-6;max:L2 error ::1e-2;max:Mass change ::1e-5;file:lbm_speed.png|--STEPS=60
+cg_poisson|examples/cg_poisson.stn|--N=24|x:double|abs:Iterations ::1;max:Relative residual ::1e-8;max:Solution error ::1e-7
+periodic|tests/lit/run/periodic.stn|--N=7 --M=5 --K=6 --T=4|a:double b:double c:double|rel:sums ::1e-12
+boundary|tests/lit/run/boundary.stn|--N=9 --M=7 --K=6 --T=5|u:double v:float wo:int|rel:sums ::1e-12
+images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;file:clamp.png;file:nan.png;file:cube.png;file:cube.vtk
+CASES
 }
 
 # ---- verify --------------------------------------------------------------
 say ""
-say "verification (small sizes, against --target=c):"
-for ex in himeno diffusion3d jacobi2d lazy; do
-  IFS='|' read -r args fields values <<<"$(small $ex)"
-  src=examples/$ex.stn
-  [ -f "$src" ] || src=bench/$ex.stn
-  build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" $src || exit 2
+say "verification (small sizes, against --target=c; fields start as NaN on the GPU):"
+while IFS='|' read -r ex src args fields checks sanargs; do
+  build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" "$src" >"$T/build.$ex.cpu.log" 2>&1 || {
+    cat "$T/build.$ex.cpu.log"; say "  $ex: CPU BUILD FAILED"; fail=1; continue; }
+  mkdir -p "$T/run.$ex.cpu"
   saves=""
   for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
   # shellcheck disable=SC2086
-  "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out" || exit 2
+  (cd "$T/run.$ex.cpu" && "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
   for s in $STRATS; do
     build/stencilc --target=cuda --cuda-strategy=$s --cflags="-O3 -fmad=false" --build -o "$T/$ex.$s" \
-      $src >"$T/build.$ex.$s.log" 2>&1 || {
+      "$src" >"$T/build.$ex.$s.log" 2>&1 || {
       cp "$T/build.$ex.$s.log" "$LOG/"; say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$s.${f%%:*}"; done
+    mkdir -p "$T/run.$ex.$s"
     # shellcheck disable=SC2086
-    if ! STN_POISON=1 "$T/$ex.$s" $args $saves >"$T/$ex.$s.out" 2>"$T/$ex.$s.err"; then
+    if ! (cd "$T/run.$ex.$s" && STN_POISON=1 "$T/$ex.$s" $args $saves >"$T/$ex.$s.out" 2>"$T/$ex.$s.err"); then
       say "  $ex $s: RUN FAILED: $(head -3 "$T/$ex.$s.err")"; fail=1; continue
     fi
     ok=1
@@ -74,29 +84,38 @@ for ex in himeno diffusion3d jacobi2d lazy; do
       n=${f%%:*} ty=${f##*:}
       build/tools/fieldcmp --type=$ty --atol=1e-6 "$T/$ex.$s.$n" "$T/$ex.cpu.$n" >"$T/cmp.$ex.$s.$n" 2>&1 || { ok=0; cat "$T/cmp.$ex.$s.$n" >>"$LOG/gpu.log"; }
     done
-    IFS=';' read -ra labels <<<"$values"
-    for l in "${labels[@]}"; do
-      tests/tools/numcmp.sh "$l" 1e-9 "$T/$ex.$s.out" "$T/$ex.cpu.out" >>"$LOG/gpu.log" 2>&1 || ok=0
+    IFS=';' read -ra cks <<<"$checks"
+    for ck in "${cks[@]}"; do
+      kind=${ck%%:*} rest=${ck#*:}
+      label=${rest%:*} tol=${rest##*:}
+      case $kind in
+        rel) tests/tools/numcmp.sh "$label" "$tol" "$T/$ex.$s.out" "$T/$ex.cpu.out" >>"$LOG/gpu.log" 2>&1 || ok=0 ;;
+        abs) tests/tools/numcmp.sh --atol "$label" "$tol" "$T/$ex.$s.out" "$T/$ex.cpu.out" >>"$LOG/gpu.log" 2>&1 || ok=0 ;;
+        max) tests/tools/numcmp.sh --max "$label" "$tol" "$T/$ex.$s.out" >>"$LOG/gpu.log" 2>&1 || ok=0 ;;
+        file) cmp "$T/run.$ex.$s/$rest" "$T/run.$ex.cpu/$rest" >>"$LOG/gpu.log" 2>&1 || ok=0 ;;
+      esac
     done
-    if [ $ok = 1 ]; then say "  $ex $s: ok ($fields; $values)"; else say "  $ex $s: MISMATCH"; fail=1; fi
+    if [ $ok = 1 ]; then say "  $ex $s: ok ($fields; $checks)"; else say "  $ex $s: MISMATCH"; fail=1; fi
     if [ "${SANITIZE:-0}" = 1 ] && command -v compute-sanitizer >/dev/null; then
       # shellcheck disable=SC2086
-      if compute-sanitizer --tool memcheck --error-exitcode 9 "$T/$ex.$s" $args >"$LOG/sanitize.$ex.$s.log" 2>&1; then
+      if (cd "$T/run.$ex.$s" && compute-sanitizer --tool memcheck --error-exitcode 9 "$T/$ex.$s" $args $sanargs) >"$LOG/sanitize.$ex.$s.log" 2>&1; then
         say "  $ex $s: compute-sanitizer memcheck clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$LOG/sanitize.$ex.$s.log"))"
+        rm -f "$LOG/sanitize.$ex.$s.log"
       else
         say "  $ex $s: compute-sanitizer memcheck REPORTED ERRORS"; fail=1
       fi
       if [ "$s" = smem ]; then
         # shellcheck disable=SC2086
-        if compute-sanitizer --tool racecheck --error-exitcode 9 "$T/$ex.$s" $args >"$LOG/race.$ex.$s.log" 2>&1; then
+        if (cd "$T/run.$ex.$s" && compute-sanitizer --tool racecheck --error-exitcode 9 "$T/$ex.$s" $args $sanargs) >"$LOG/race.$ex.$s.log" 2>&1; then
           say "  $ex $s: compute-sanitizer racecheck clean ($(grep -o 'RACECHECK SUMMARY: [0-9]* hazard[s]*' "$LOG/race.$ex.$s.log" | head -1))"
+          rm -f "$LOG/race.$ex.$s.log"
         else
           say "  $ex $s: compute-sanitizer racecheck REPORTED HAZARDS"; fail=1
         fi
       fi
     fi
   done
-done
+done < <(verify_cases | grep -E "^(${ONLY:-.*})\|")
 # Deterministic reductions: two runs, bit-identical sums.
 build/stencilc --target=cuda --build -o "$T/det" examples/himeno.stn >/dev/null 2>&1
 a=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa); b=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa)
@@ -105,14 +124,18 @@ if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the sam
 [ "${QUICK:-0}" = 1 ] && { [ $fail = 0 ] && say "all verified" || say "FAILURES above"; exit $fail; }
 
 # ---- time ----------------------------------------------------------------
-# example | label | args | bytes per point | flops per point | interior points | iterations
+# example | label | args | bytes per point | flops per point | points | steps | the kernel whose
+# strategy the table shows. Bytes and flops are the IR's (--emit=ir, "; cost:") per point and step:
+# for cg_poisson the sum over one iteration's three kernels (apply 24, update 64, direction 24 bytes).
 cases() {
   cat <<'CASES'
-himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|34|127*127*255|2000
-himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|34|255*255*511|300
-bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|32|255*255*511|300
-diffusion3d|512^3|--N=512 --STEPS=300|8|8|510*510*510|300
-jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=1e-300|24|13|8190*8190|300
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|34|127*127*255|2000|jacobi
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|34|255*255*511|300|jacobi
+bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|32|255*255*511|300|jacobi
+diffusion3d|512^3|--N=512 --STEPS=300|8|8|510*510*510|300|step
+jacobi2d|8192^2|--N=8192 --M=8192 --MAXIT=300 --TOL=1e-300|24|13|8190*8190|300|sweep
+lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|72|193|4096*4096|300|step
+cg_poisson|256^3|--N=256 --MAXIT=100 --TOL=1e-300 --EVERY=1000|112|37|254*254*254|100|apply
 CASES
 }
 # Variants: "default" (the compiler's choice), each strategy, and with
@@ -147,16 +170,16 @@ find "$T/v" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
 say ""
 say "timing (default flags; each number from the program's own timer around its time loop, which waits for the device):"
 printf '%-12s %-7s %-22s %-22s %10s %9s %9s %7s %7s\n' example size variant "strategy/block/march" "ms/step" GFLOPS GCells/s "GB/s" "%copy" | tee -a "$LOG/gpu.log"
-while IFS='|' read -r ex size args bpp fpp pts iters; do
+mkdir -p "$T/scratch"
+while IFS='|' read -r ex size args bpp fpp pts iters kn; do
   for id in "$T"/v/"$(basename "$ex")".*.id; do
     IFS='|' read -r _ name exe < "$id"
     [ -x "$exe" ] || { say "$ex $name: build failed ($(head -2 "$exe.log"))"; fail=1; continue; }
-    case $ex in *himeno*) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
     desc=$(awk -v kn="$kn" 'index($0, "/* kernel " kn " (") == 1 {f = 1}
       f && /^ \* strategy/ {s = $3; sub(":", "", s)}
       f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5; print s "/" b m; exit}' "$exe.cu")
     # shellcheck disable=SC2086
-    t=$("$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
+    t=$(cd "$T/scratch" && "$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
     [ -n "$t" ] || { say "$ex $size $name: no time printed"; fail=1; continue; }
     awk -v ex=$ex -v size=$size -v v="$name" -v d="$desc" -v t="$t" -v it="$iters" -v b="$bpp" -v f="$fpp" \
         -v expr="$pts" -v bw="$BW" 'BEGIN {
@@ -166,6 +189,25 @@ while IFS='|' read -r ex size args bpp fpp pts iters; do
              f * pts / step / 1e9, pts / step / 1e9, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
   done
 done < <(cases)
+# ---- run-time profile -------------------------------------------------------
+# Each example's default build with --profile at the large size: per kernel
+# GB/s and % of the copy bandwidth the program measures itself; for the
+# loop kernel, its total time against the program's own timer.
+say ""
+say "profile (--profile) of each default build at its large size:"
+while IFS='|' read -r ex size args bpp fpp pts iters kn; do
+  exe=$(grep -l '|default|' "$T"/v/"$(basename "$ex")".*.id | head -1 | xargs cut -d'|' -f3)
+  [ -x "$exe" ] || continue
+  # shellcheck disable=SC2086
+  (cd "$T/scratch" && "$exe" $args --profile >"$T/prof.out" 2>"$T/prof.err")
+  say "--- $ex $size"
+  sed -n '/^profile of/,$p' "$T/prof.err" | tee -a "$LOG/gpu.log"
+  t=$(awk -F': ' '/^Time \[s\]/ {print $2}' "$T/prof.out")
+  k=$(awk -v kn="$kn" '$1 == kn {print $3}' "$T/prof.err")
+  [ -n "$t" ] && [ -n "$k" ] && awk -v t="$t" -v k="$k" -v kn="$kn" 'BEGIN {
+    printf "%s total %.3f ms, program timer %.3f ms: ratio %.3f\n", kn, k, 1e3 * t, k / (1e3 * t) }' | tee -a "$LOG/gpu.log"
+done < <(cases)
+
 # ---- hand-written kernels beside ------------------------------------------
 say ""
 say "hand-written CUDA (bench/handwritten.cu), same GPU, same run; % of its own copy measurement:"
@@ -182,17 +224,16 @@ fi
 say ""
 say "autotune (--autotune --tune-cache=$T/tune.txt): second run (from the cache) vs the default shape"
 printf '%-12s %-7s %-44s %10s %10s %8s\n' example size "kernel: tuned shape" "default ms" "tuned ms" "ratio" | tee -a "$LOG/gpu.log"
-while IFS='|' read -r ex size args bpp fpp pts iters; do
+while IFS='|' read -r ex size args bpp fpp pts iters kn; do
   exe=$(grep -l '|default|' "$T"/v/"$(basename "$ex")".*.id | head -1 | xargs cut -d'|' -f3)
   [ -x "$exe" ] || continue
   # shellcheck disable=SC2086
-  t0=$("$exe" $args 2>/dev/null | awk -F': ' '/^Time \[s\]/ {print $2}')
+  t0=$(cd "$T/scratch" && "$exe" $args 2>/dev/null | awk -F': ' '/^Time \[s\]/ {print $2}')
   # shellcheck disable=SC2086
-  "$exe" $args --autotune --tune-cache="$T/tune.txt" >/dev/null 2>"$T/tune1.err"
+  (cd "$T/scratch" && "$exe" $args --autotune --tune-cache="$T/tune.txt" >/dev/null 2>"$T/tune1.err")
   # shellcheck disable=SC2086
-  t1=$("$exe" $args --autotune --tune-cache="$T/tune.txt" 2>"$T/tune2.err" | awk -F': ' '/^Time \[s\]/ {print $2}')
+  t1=$(cd "$T/scratch" && "$exe" $args --autotune --tune-cache="$T/tune.txt" 2>"$T/tune2.err" | awk -F': ' '/^Time \[s\]/ {print $2}')
   cat "$T/tune1.err" "$T/tune2.err" >> "$LOG/gpu.log"
-  case $ex in *himeno*) kn=jacobi ;; diffusion3d) kn=step ;; *) kn=sweep ;; esac
   shape=$(grep "autotune: $kn:" "$T/tune1.err" | head -1 | sed 's/autotune: //')
   grep -q "autotune: $kn: .*from the cache" "$T/tune2.err" || { say "  $ex $size: second run did not use the cache"; fail=1; }
   grep -q "shapes in" "$T/tune2.err" && { say "  $ex $size: second run tuned again"; fail=1; }
