@@ -183,8 +183,9 @@ static void print_stage(Buf *b, const IrProgram *p, const IrKernel *k, const cha
   indent(b, depth + 2);
   buf_printf(b, "const I gj_ = jb_ - %d + e_ / %d, gk_ = kb_ - %d + e_ %% %d;\n", k->smem_r[1], tw, k->smem_r[2], tw);
   indent(b, depth + 2);
-  buf_printf(b, "dst_[e_] = gj_ >= -(I)G.halo_lo[1] && gj_ < (I)(G.n[1] + G.halo_hi[1]) && gk_ >= -(I)G.pad_lo[2] && "
-                "gk_ < (I)(G.alloc[2] - G.pad_lo[2])\n");
+  const char *g = cname(p, p->grids.data[k->grid].name);
+  buf_printf(b, "dst_[e_] = gj_ >= -(I)%s.halo_lo[1] && gj_ < (I)(%s.n[1] + %s.halo_hi[1]) && gk_ >= -(I)%s.pad_lo[2] && "
+                "gk_ < (I)(%s.alloc[2] - %s.pad_lo[2])\n", g, g, g, g, g, g);
   indent(b, depth + 4);
   buf_printf(b, "? %s[pl_ * s0_ + gj_ * s1_ + gk_] : (%s)0;\n", cname(p, f->name), ctype(f->ty));
   indent(b, depth + 1);
