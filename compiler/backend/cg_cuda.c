@@ -215,8 +215,13 @@ static void print_smem_body(Buf *b, const IrProgram *p, const IrKernel *k, Print
   print_stage(b, p, k, plane, tw, th, 2);
   buf_puts(b, "    __syncthreads();\n");
   buf_printf(b, "    const int sl0_ = (int)(((i %% %d) + %d) %% %d);\n", np, np, np);
-  for (int d = -ri; d <= ri; d++)
-    buf_printf(b, "    const int sl_%c%d_ = (sl0_ + %d) %% %d;\n", d < 0 ? 'm' : 'p', abs(d), d + np, np);
+  for (int d = -ri; d <= ri; d++) {
+    int used = 0; /* the planes the loads read (a reach may be one-sided) */
+    for (int j = 0; j < k->nodes.len && !used; j++)
+      used = k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == k->smem_field && k->nodes.data[j].off[0] == d;
+    if (used)
+      buf_printf(b, "    const int sl_%c%d_ = (sl0_ + %d) %% %d;\n", d < 0 ? 'm' : 'p', abs(d), d + np, np);
+  }
   buf_puts(b, "    if (in_) {\n");
   pr->staged = 1;
   pr->staged_field = k->smem_field;
