@@ -132,7 +132,7 @@ static void usage(const stn_program *p, FILE *out)
             p->params[i].help ? p->params[i].help : "");
   }
   fprintf(out, "\noptions:\n"
-               "  --save=FIELD=PATH  write FIELD when the program ends (.npy: NumPy, else raw binary)\n"
+               "  --save=FIELD=PATH  write FIELD when the program ends (.npy, .vtk, .png; anything else raw binary)\n"
                "  --profile          print each kernel's calls, time, GB/s and %% of the copy bandwidth at exit\n"
                "                     (also STN_PROFILE=1)\n"
                "  --help             show this help\n");
@@ -263,6 +263,14 @@ void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const
   g->size = (size_t)total;
 }
 
+void stn_grid_periodic(const stn_grid *g, int d, const char *size_name)
+{
+  int reach = g->halo_lo[d] > g->halo_hi[d] ? g->halo_lo[d] : g->halo_hi[d];
+  if (g->n[d] < reach) /* x + o, for x in [0, n) and |o| <= reach, wraps once when reach <= n */
+    stn_fatal("grid %s: dimension %d is periodic and its kernels read %d points past an edge, so it needs at least "
+              "%d points, but has %ld (from %s)", g->name, d, reach, reach, g->n[d], size_name);
+}
+
 void stn_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g)
 {
   size_t es = stn_type_size(type);
@@ -285,9 +293,9 @@ void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
   const stn_grid *g = f->grid;
   long lo[STN_MAX_RANK] = { 0, 0, 0 }, hi[STN_MAX_RANK] = { 1, 1, 1 }, n[STN_MAX_RANK] = { 1, 1, 1 };
   long st[STN_MAX_RANK] = { 0, 0, 0 };
-  for (int d = 0; d < g->rank; d++) {
-    lo[d] = -g->pad_lo[d];
-    hi[d] = g->alloc[d] - g->pad_lo[d];
+  for (int d = 0; d < g->rank; d++) { /* the halo only: padding is never read */
+    lo[d] = -g->halo_lo[d];
+    hi[d] = g->n[d] + g->halo_hi[d];
     n[d] = g->n[d];
     st[d] = g->stride[d];
   }

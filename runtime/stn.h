@@ -76,6 +76,9 @@ void stn_init(stn_program *p, int argc, char **argv);
 /* size_names[d] names what set dimension d (e.g. "NI") for messages. */
 void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
                    const int *halo_hi, const char *const *size_names);
+/* Dimension d wraps around: reads reach at most halo_lo/halo_hi points past
+ * an edge and wrap once, so the dimension needs at least that many points. */
+void stn_grid_periodic(const stn_grid *g, int d, const char *size_name);
 void stn_field_alloc(stn_field *f, const char *name, stn_type type, stn_grid *g);
 void stn_field_swap(stn_field *a, stn_field *b);
 /* Sets every ghost point of f (allocated, outside the grid along some

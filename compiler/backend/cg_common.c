@@ -928,7 +928,8 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
-    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0 };\n", f->name, f->name, stn_type_of(f->ty),
+    /* Named as the user names it (f[3]): --save and --help use it. */
+    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0 };\n", f->name, f->label, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
   }
   buf_puts(b, "static stn_field *stn_fields[] = {");
@@ -972,7 +973,11 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
       buf_printf(b, "%s\"%s\"", d ? ", " : "", tmp.s);
       buf_free(&tmp);
     }
-    buf_printf(b, "};\n    stn_grid_init(&%s, \"%s\", %d, n, halo_lo, halo_hi, set_by);\n  }\n", gn, g->name, g->rank);
+    buf_printf(b, "};\n    stn_grid_init(&%s, \"%s\", %d, n, halo_lo, halo_hi, set_by);\n", gn, g->name, g->rank);
+    for (int d = 0; d < g->rank; d++)
+      if (g->periodic[d])
+        buf_printf(b, "    stn_grid_periodic(&%s, %d, set_by[%d]);\n", gn, d, d);
+    buf_puts(b, "  }\n");
   }
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];

@@ -1344,6 +1344,9 @@ static void check_kernel_for(Ctx *c, Node *n)
     diag_error(s->diag, n->span, "unrolling this loop would repeat its body more than %d times", MAX_UNROLL);
     return;
   }
+  if (hi <= lo)
+    diag_warning(s->diag, span_join(n->a->span, n->b->span), "this loop runs no iterations (%g..%g), so its body is "
+                 "neither checked nor run", lo, hi);
   push_scope(c);
   Sym *v = declare(c, SYM_LOOP, n->name, n->name_span, TY_INT, n);
   v->unrolled = 1;
@@ -1477,10 +1480,10 @@ static void check_stmt(Ctx *c, Node *n)
   }
   case N_WRITE: {
     Sym *f = field_operand(c, n->a);
-    if (f && n->a->kind == N_INDEX) {
-      Sym *cf = component(c, n->a, f);
-      if (cf && n->a->list.len)
-        diag_error(s->diag, n->a->span, "write takes a field or one component, f[q], without offsets");
+    if (f && n->a->kind == N_INDEX && !f->ncomp) {
+      diag_error(s->diag, n->a->span, "write takes a whole field; '%s' has no components to choose from", f->name);
+    } else if (f && n->a->kind == N_INDEX) {
+      component(c, n->a, f);
     } else if (f && f->ncomp) {
       diag_error(s->diag, n->a->span, "field '%s' has %d components; write one of them, %s[q]", f->name,
                  f->ncomp, f->name);
