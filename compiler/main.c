@@ -52,6 +52,8 @@ static const OptDef optdefs[] = {
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
+  { "--tb", VALUE, "N|auto|K=N,...", "temporal blocking: fuse N steps of each time loop per pass (auto: chosen per kernel; "
+                                     "K=N for kernel K only; default: none)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
   { "--list-passes", FLAG, NULL, "list the passes in the order they run" },
   { "--verify-ir", FLAG, NULL, "check the IR's invariants after every pass (on in debug builds)" },
@@ -118,6 +120,25 @@ static void parse_block(Options *o, const char *text)
     bad_usage("--block=%s: the threads per block must be a multiple of 32 (whole warps)", text);
 }
 
+/* --tb=N, --tb=auto, or --tb=NAME=N,...: N from 1 to 8. */
+static void check_tb(const char *spec)
+{
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec);
+  for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+    char *eq = strchr(item, '=');
+    const char *n = eq ? eq + 1 : item;
+    if (eq && eq == item)
+      bad_usage("--tb=%s: a kernel name is missing before '='", spec);
+    if (streq(n, "auto"))
+      continue;
+    char *end;
+    long v = strtol(n, &end, 10);
+    if (!*n || *end || v < 1 || v > 8)
+      bad_usage("--tb=%s: give steps per pass from 1 to 8, 'auto', or KERNEL=N", spec);
+  }
+}
+
 static void parse_options(Options *o, int argc, char **argv)
 {
 #ifdef STN_DEBUG
@@ -163,6 +184,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
+    else if (streq(n, "--tb")) o->pass.tb = value;
     else if (streq(n, "--list-passes")) o->list_passes = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
     else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;
@@ -184,6 +206,8 @@ static void parse_options(Options *o, int argc, char **argv)
   if (o->pass.cuda_strategy && !streq(o->pass.cuda_strategy, "naive") && !streq(o->pass.cuda_strategy, "stream") &&
       !streq(o->pass.cuda_strategy, "smem"))
     bad_usage("unknown CUDA strategy '%s' (choose naive, smem or stream)", o->pass.cuda_strategy);
+  if (o->pass.tb)
+    check_tb(o->pass.tb);
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast"))
     bad_usage("unknown --emit kind '%s' (choose c, ir or ast)", o->emit);
   if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {
@@ -262,6 +286,18 @@ static int run_cc(const Options *o, const char *csrc, const char *exe)
   return 0;
 }
 
+/* --tb asked for temporal blocking: say which loops could not have it, and why. */
+static void tb_notes(Diag *diag, const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->tb_why && !s->tb)
+      diag_note(diag, s->span, "this loop is not temporally blocked: %s", s->tb_why);
+    tb_notes(diag, &s->body);
+    tb_notes(diag, &s->els);
+  }
+}
+
 static const char *default_exe(Arena *a, const char *input)
 {
   const char *base = strrchr(input, '/');
@@ -310,6 +346,8 @@ int main(int argc, char **argv)
 
   IrProgram *ir = ir_lower(&sema, arena, &src);
   pass_run_pipeline(ir, &o.pass);
+  if (o.pass.tb)
+    tb_notes(&diag, &ir->main);
 
   if (o.emit && streq(o.emit, "ir")) {
     FILE *out = o.output ? fopen(o.output, "w") : stdout;

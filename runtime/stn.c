@@ -140,7 +140,8 @@ static void usage(const stn_program *p, FILE *out)
     fputs(p->option_help, out);
   fprintf(out, "\nfields:");
   for (int i = 0; i < p->nfields; i++)
-    fprintf(out, " %s", p->fields[i]->name);
+    if (strncmp(p->fields[i]->name, "stn_", 4) != 0) /* not the compiler's scratch fields */
+      fprintf(out, " %s", p->fields[i]->name);
   fprintf(out, "\n");
 }
 
@@ -194,7 +195,8 @@ void stn_init(stn_program *p, int argc, char **argv)
       size_t len = (size_t)(eq - spec);
       int found = 0;
       for (int i = 0; i < p->nfields; i++)
-        if (strlen(p->fields[i]->name) == len && strncmp(p->fields[i]->name, spec, len) == 0)
+        if (strlen(p->fields[i]->name) == len && strncmp(p->fields[i]->name, spec, len) == 0 &&
+            strncmp(spec, "stn_", 4) != 0)
           found = 1;
       if (!found)
         stn_fatal("%s: '%.*s' is not a field of this program (run with --help to list them)", arg,
@@ -588,6 +590,14 @@ void stn_field_write(const stn_field *f, const char *path)
   }
   if (fclose(fp) != 0)
     stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+}
+
+int stn_save_requested(const char *field)
+{
+  for (int i = 0; i < nsaves; i++)
+    if (strcmp(saves[i].field, field) == 0)
+      return 1;
+  return 0;
 }
 
 int stn_save_request(int i, const char **field, const char **path)

@@ -98,6 +98,8 @@ void stn_field_write(const stn_field *f, const char *path);
 void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 /* Writes the fields named by --save and releases everything. */
 void stn_finish(stn_program *p);
+/* Did the command line ask to --save this field? */
+int stn_save_requested(const char *field);
 /* The i-th --save request (0 when there is none). */
 int stn_save_request(int i, const char **field, const char **path);
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi);

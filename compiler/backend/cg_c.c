@@ -119,8 +119,14 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
 }
 
 
+static void print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
+{
+  cg_c_print_tb(b, p, tb, *(const int *)opts);
+}
+
 void cg_c_program(Buf *b, const IrProgram *p, int openmp)
 {
+  static const int yes = 1, no = 0;
   CgTarget t = {
     .name = openmp ? "openmp" : "c",
     .includes = "#include <math.h>\n#include <stdio.h>\n#include \"stn.h\"\n",
@@ -135,6 +141,8 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
                           : "stn_program.copy_bandwidth = stn_host_copy_bandwidth; stn_program.target = \"c\";",
     .time_fn = "stn_time",
     .print_kernel = print_kernel,
+    .print_tb = print_tb,
+    .opts = openmp ? &yes : &no,
   };
   cg_print_program(b, p, &t);
 }

@@ -137,7 +137,8 @@ void print_wrap_decls(Printer *pr, int d, int depth, const char *ity)
   for (int o = -64; o <= 64; o++) {
     int used = 0;
     for (int i = 0; i < k->nodes.len && !used; i++)
-      used = k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].off[d] == o;
+      used = k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].off[d] == o &&
+             !(pr->wrap_skip && pr->wrap_skip[k->nodes.data[i].ref]);
     if (!used || !wrapped(pr, d, o))
       continue;
     for (int t = 0; t < depth; t++)
@@ -201,6 +202,8 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
   case OP_EXTENT: buf_printf(b, "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm); return;
   case OP_VAR: buf_puts(b, cname(p, p->vars.data[n->ref].name)); return;
   case OP_LOAD:
+    if (pr->print_load && pr->print_load(pr, n))
+      return;
     if (pr->staged && n->ref == pr->staged_field) {
       /* sm_[plane slot][row * tile width + column], the tile's origin at
        * (-rj, -rk) from the block's first point. */
@@ -617,6 +620,81 @@ static int needs_sync(Printer *pr, const IrStmt *s)
   }
 }
 
+/* A kernel call: fname(args, results[, extra]) with the results as the
+ * target takes them (pointers and types for lazy results). */
+static void print_call(Printer *pr, const IrStmt *s, const char *fname, const char *extra)
+{
+  const IrProgram *p = pr->p;
+  const IrKernel *k = p->kernels.data[s->kernel];
+  Buf *b = pr->b;
+  int n = 0;
+  if (!pr->target->lazy_results && k->reds.len == 1)
+    buf_printf(b, "%s", s->results.data[0] >= 0 ? arena_printf(p->arena, "%s = ", cname(p, p->vars.data[s->results.data[0]].name))
+                                                  : "(void)");
+  buf_printf(b, "%s_(", fname);
+  for (int i = 0; i < s->args.len; i++, n++) {
+    buf_puts(b, n ? ", " : "");
+    host_expr(pr, s->args.data[i]);
+  }
+  if (pr->target->lazy_results) {
+    for (int i = 0; i < k->reds.len; i++, n++) {
+      int v = s->results.data[i];
+      Type vt = v >= 0 ? p->vars.data[v].ty : k->reds.data[i].ty;
+      buf_printf(b, "%s%s%s, %s", n ? ", " : "", v >= 0 ? "&" : "", v >= 0 ? cname(p, p->vars.data[v].name) : "NULL",
+                 stn_type_of(vt));
+    }
+  } else if (k->reds.len > 1) {
+    for (int i = 0; i < k->reds.len; i++, n++)
+      buf_printf(b, "%s&%s", n ? ", " : "",
+                 s->results.data[i] >= 0 ? cname(p, p->vars.data[s->results.data[i]].name)
+                                         : (k->reds.data[i].ty == TY_INT ? "stn_unused_int" : "stn_unused"));
+  }
+  if (extra)
+    buf_printf(b, "%s%s", n ? ", " : "", extra);
+  buf_puts(b, ");\n");
+}
+
+/* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
+ * steps first, then passes of T fused steps, the last of which gives the
+ * loop's reductions. */
+static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
+{
+  const IrProgram *p = pr->p;
+  const IrTb *tb = s->tb;
+  Buf *b = pr->b;
+  const char *v = cname(p, p->vars.data[s->var].name);
+  buf_printf(b, "{ /* temporal blocking: %s */\n", tb->why);
+  indent(b, depth + 1);
+  buf_puts(b, "const int stn_tb_steps = ");
+  print_expr(pr, s->expr2, P_ADD, 1);
+  buf_puts(b, " - ");
+  print_expr(pr, s->expr, P_ADD, 1);
+  buf_puts(b, ";\n");
+  indent(b, depth + 1);
+  buf_printf(b, "for (%s = 0; %s < stn_tb_steps %% %d; %s++) {\n", v, v, tb->steps, v);
+  print_hblock(pr, &s->body, depth + 2);
+  indent(b, depth + 1);
+  buf_puts(b, "}\n");
+  /* Step s + T - 1 is written into the next fields only when something
+   * reads them later: main after the loop, or --save. */
+  Buf prev = { 0 };
+  if (tb->prev_live) {
+    buf_puts(&prev, "1");
+  } else {
+    for (int q = 0; q < tb->npairs; q++)
+      buf_printf(&prev, "%sstn_save_requested(\"%s\")", q ? " || " : "", p->fields.data[tb->next[q]].label);
+  }
+  indent(b, depth + 1);
+  buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
+  buf_free(&prev);
+  indent(b, depth + 1);
+  buf_printf(b, "for (%s = 0; %s < stn_tb_steps / %d; %s++)\n", v, v, tb->steps, v);
+  indent(b, depth + 2);
+  print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", p->kernels.data[tb->kernel]->name), "stn_tb_prev");
+  indent(b, depth);
+  buf_puts(b, "}\n");
+}
+
 static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
 {
   const IrProgram *p = pr->p;
@@ -633,43 +711,14 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     host_expr(pr, s->expr);
     buf_puts(b, ";\n");
     return;
-  case H_CALL: {
-    const IrKernel *k = p->kernels.data[s->kernel];
-    if (pr->target->lazy_results) {
-      buf_printf(b, "%s_(", k->name);
-      for (int i = 0; i < s->args.len; i++) {
-        if (i)
-          buf_puts(b, ", ");
-        host_expr(pr, s->args.data[i]);
-      }
-      for (int i = 0; i < k->reds.len; i++) {
-        int v = s->results.data[i];
-        Type vt = v >= 0 ? p->vars.data[v].ty : k->reds.data[i].ty;
-        buf_printf(b, "%s%s%s, %s", i || s->args.len ? ", " : "", v >= 0 ? "&" : "",
-                   v >= 0 ? cname(p, p->vars.data[v].name) : "NULL", stn_type_of(vt));
-      }
-      buf_puts(b, ");\n");
+  case H_CALL:
+    print_call(pr, s, p->kernels.data[s->kernel]->name, NULL);
+    return;
+  case H_FOR: {
+    if (s->tb) {
+      print_tb_loop(pr, s, depth);
       return;
     }
-    if (k->reds.len == 1 && s->results.data[0] >= 0)
-      buf_printf(b, "%s = ", cname(p, p->vars.data[s->results.data[0]].name));
-    else if (k->reds.len == 1)
-      buf_puts(b, "(void)");
-    buf_printf(b, "%s_(", k->name);
-    for (int i = 0; i < s->args.len; i++) {
-      if (i)
-        buf_puts(b, ", ");
-      host_expr(pr, s->args.data[i]);
-    }
-    if (k->reds.len > 1)
-      for (int i = 0; i < k->reds.len; i++)
-        buf_printf(b, "%s&%s", i || s->args.len ? ", " : "",
-                   s->results.data[i] >= 0 ? cname(p, p->vars.data[s->results.data[i]].name)
-                                           : (k->reds.data[i].ty == TY_INT ? "stn_unused_int" : "stn_unused"));
-    buf_puts(b, ");\n");
-    return;
-  }
-  case H_FOR: {
     const char *v = cname(p, p->vars.data[s->var].name);
     const IrNode *hi = &p->host.data[s->expr2];
     int simple = hi->op == OP_CONST || hi->op == OP_PARAM;
@@ -824,6 +873,41 @@ static void print_boundaries(Printer *pr, const IrProgram *p)
   }
 }
 
+/* Is there a blocked loop of upto's kernel before upto, in program order?
+ * 1: yes; 0: not in blk; -1: blk reaches upto first. */
+static int earlier_tb(const IrBlock *blk, const IrStmt *upto)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s == upto)
+      return -1;
+    if (s->tb && s->tb->kernel == upto->tb->kernel)
+      return 1;
+    int r = earlier_tb(&s->body, upto);
+    if (!r)
+      r = earlier_tb(&s->els, upto);
+    if (r)
+      return r;
+  }
+  return 0;
+}
+
+/* The temporally blocked kernels, once per kernel (the pass fuses a kernel
+ * the same way wherever it blocks it). */
+static void print_tbs(Buf *b, const IrProgram *p, const CgTarget *t, const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->tb && earlier_tb(&p->main, s) != 1) {
+      if (!t->print_tb)
+        ice("target %s cannot print temporally blocked kernels", t->name);
+      t->print_tb(b, p, s->tb, t->opts);
+    }
+    print_tbs(b, p, t, &s->body);
+    print_tbs(b, p, t, &s->els);
+  }
+}
+
 /* The comment lines at the top of the .stn file become --help's text. */
 static void print_about(Buf *b, const Source *src)
 {
@@ -940,6 +1024,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   print_boundaries(&pr, p);
   for (int i = 0; i < p->kernels.len; i++)
     t->print_kernel(b, p, p->kernels.data[i], t->opts);
+  print_tbs(b, p, t, &p->main);
 
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
   buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);

@@ -6,7 +6,8 @@
 #define STN_CG_COMMON_H
 #include "ir/ir.h"
 
-typedef struct Printer {
+typedef struct Printer Printer;
+struct Printer {
   Buf *b;
   const IrProgram *p;
   const IrKernel *k;       /* NULL for host expressions */
@@ -22,7 +23,12 @@ typedef struct Printer {
   /* CUDA stream strategy: per field, 1 when its column (loads at (d, 0, 0))
    * is kept in registers q_FIELD_[mp]D_ while the block marches. */
   const char *queued;
-} Printer;
+  /* Temporal blocking: prints a load its own way (from a level buffer)
+   * and returns 1, or returns 0 for the usual global load. */
+  int (*print_load)(struct Printer *pr, const IrNode *n);
+  const void *hook;        /* the hook's own data */
+  const char *wrap_skip;   /* per field: 1 if its loads never use wrapped distances (print_wrap_decls) */
+};
 
 enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
        P_UNARY = 14, P_POST = 16 };
@@ -72,6 +78,8 @@ typedef struct CgTarget {
   int lazy_results;           /* kernels deliver reductions through pointers, later */
   void (*print_tables)(Buf *b, const IrProgram *p);   /* device copies, or NULL */
   void (*print_kernel)(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts);
+  /* A temporally blocked kernel: name_tb_(args, results, prev) */
+  void (*print_tb)(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
   const void *opts;
 } CgTarget;
 

@@ -251,14 +251,22 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     print_host_expr(out, p, s->expr);
     fprintf(out, " .. ");
     print_host_expr(out, p, s->expr2);
-    fprintf(out, " {\n");
+    fprintf(out, " {");
+    if (s->tb)
+      fprintf(out, "  ; tb: %s", s->tb->why);
+    else if (s->tb_why)
+      fprintf(out, "  ; tb: not temporally blocked: %s", s->tb_why);
+    fprintf(out, "\n");
     print_block(out, p, &s->body, depth + 1);
     fprintf(out, "%*s}\n", depth * 2, "");
     return;
   case H_WHILE:
     fprintf(out, "while ");
     print_host_expr(out, p, s->expr);
-    fprintf(out, " {\n");
+    fprintf(out, " {");
+    if (s->tb_why)
+      fprintf(out, "  ; tb: not temporally blocked: %s", s->tb_why);
+    fprintf(out, "\n");
     print_block(out, p, &s->body, depth + 1);
     fprintf(out, "%*s}\n", depth * 2, "");
     return;
@@ -350,6 +358,8 @@ void ir_print_program(FILE *out, const IrProgram *p)
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
     fprintf(out, "field %s %s on %s", type_name(f->ty), f->label, p->grids.data[f->grid].name);
+    if (f->scratch_of >= 0)
+      fprintf(out, " scratch(%s)", p->fields.data[f->scratch_of].label);
     if (f->boundary >= 0) {
       fprintf(out, " boundary(");
       print_host_expr(out, p, f->boundary);

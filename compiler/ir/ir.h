@@ -109,8 +109,35 @@ typedef struct IrGrid {
 typedef struct IrField {
   const char *name; Type ty; int grid; Span span; const char *label;
   int boundary;            /* host node: the value of its ghost points (INDEX nodes are the point's), or -1 */
+  int scratch_of;          /* a temporal-blocking scratch buffer of this field, or -1 (see IrTb) */
 } IrField;
 typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
+
+/* Temporal blocking (passes/tblock.c): a time loop
+ *     for n in a..b { K(args); swap cur_1, next_1; ... }
+ * whose kernel K reads each cur_p and writes each next_p runs as passes
+ * of `steps` fused steps (and the remaining (b - a) % steps single steps
+ * first). A pass reads cur (step s), and writes step s + steps into next
+ * and step s + steps - 1 into scratch; the three buffers then rotate
+ * (cur <- next <- scratch <- cur), so that both fields of every pair hold
+ * what the single steps would have left in them. Points outside K's
+ * region keep, at step s + t, cur's value (t even) or next's (t odd): the
+ * values the swaps alternate between. */
+enum { MAX_TB_PAIRS = 32 };
+typedef struct IrTb {
+  int kernel;              /* K */
+  int steps;               /* T: steps fused per pass (>= 2) */
+  int npairs;
+  int cur[MAX_TB_PAIRS], next[MAX_TB_PAIRS], scratch[MAX_TB_PAIRS];  /* field ids */
+  int reach[MAX_RANK];     /* largest |offset| of K's reads of the cur fields, per dimension */
+  int prev_live;           /* main reads a next field after the loop: always write step s + steps - 1 */
+  /* CUDA (decided in the pass): threads per block along the contiguous
+   * dimension and the next; planes of dimension 0 per block */
+  int block[MAX_RANK], march;
+  /* C/OpenMP: the points of a tile per dimension (without its halo) */
+  int tile[MAX_RANK];
+  const char *why;         /* one line: what was decided and why */
+} IrTb;
 
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,
                         H_TIMER, H_WRITE } HostKind;
@@ -132,6 +159,8 @@ struct IrStmt {
   const char *colormap;    /* WRITE: an image's colours, or NULL */
   Vec(IrPrintItem) items;  /* PRINT */
   IrBlock body, els;
+  IrTb *tb;                /* FOR: runs temporally blocked (passes/tblock.c), or NULL */
+  const char *tb_why;      /* FOR: why it is not temporally blocked, when it looks like a time loop */
 };
 
 typedef struct IrProgram {

@@ -735,7 +735,7 @@ IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src)
   }
   for (int i = 0; i < s->fields.len; i++) {
     Sym *f = s->fields.data[i];
-    IrField fl = { f->cident, f->ty, f->grid->id, f->span, f->name, -1 };
+    IrField fl = { f->cident, f->ty, f->grid->id, f->span, f->name, -1, -1 };
     if (f->boundary)
       fl.boundary = host_expr(&L, f->boundary, f->ty);
     vec_push(&p->fields, fl);

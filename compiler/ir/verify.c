@@ -11,8 +11,36 @@ static void check(int ok, const char *after, const char *kernel, int node, const
 
 static int numeric(Type t) { return t == TY_INT || t == TY_FLOAT || t == TY_DOUBLE; }
 
+/* A temporally blocked loop: its pairs are what its kernel reads and writes. */
+static void verify_tb(const IrProgram *p, const IrBlock *blk, const char *after)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    const IrTb *tb = s->tb;
+    if (tb) {
+      const IrKernel *k = p->kernels.data[tb->kernel];
+      check(s->kind == H_FOR && tb->steps >= 2 && tb->steps <= 8 && tb->npairs >= 1, after, k->name, -1,
+            "temporal blocking of a loop that is not a counted loop, or with a bad step count");
+      for (int q = 0; q < tb->npairs; q++) {
+        int loads = 0, stores = 0;
+        for (int n = 0; n < k->nodes.len; n++)
+          loads += k->nodes.data[n].op == OP_LOAD && k->nodes.data[n].ref == tb->cur[q];
+        for (int e = 0; e < k->effects.len; e++)
+          stores += k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == tb->next[q];
+        check(loads && stores, after, k->name, -1, "a temporal-blocking pair the kernel does not read and write");
+        check(tb->scratch[q] >= 0 && tb->scratch[q] < p->fields.len &&
+              p->fields.data[tb->scratch[q]].scratch_of == tb->cur[q], after, k->name, -1,
+              "a temporal-blocking pair without its scratch field");
+      }
+    }
+    verify_tb(p, &s->body, after);
+    verify_tb(p, &s->els, after);
+  }
+}
+
 void ir_verify(const IrProgram *p, const char *after)
 {
+  verify_tb(p, &p->main, after);
   for (int ki = 0; ki < p->kernels.len; ki++) {
     const IrKernel *k = p->kernels.data[ki];
     const IrGrid *g = &p->grids.data[k->grid];

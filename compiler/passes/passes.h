@@ -15,6 +15,7 @@ typedef struct PassOptions {
   int block[MAX_RANK];     /* --block=XxY[xZ]; 0: the default */
   int march;               /* --march=N; 0: the default */
   int atomic_reductions;   /* --no-deterministic-reductions */
+  const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
   FILE *dump;
 } PassOptions;
 
@@ -34,6 +35,7 @@ void pass_hoist(IrProgram *p, const PassOptions *o);
 void pass_schedule(IrProgram *p, const PassOptions *o);
 void pass_cost(IrProgram *p, const PassOptions *o);
 void pass_gpu(IrProgram *p, const PassOptions *o);
+void pass_tblock(IrProgram *p, const PassOptions *o);
 
 /* Rebuilding helper: copies the nodes reachable from the kernel's roots
  * (effects and region bounds) in order, applying `map` to operands, and

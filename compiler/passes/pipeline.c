@@ -10,6 +10,7 @@ const Pass pass_list[] = {
   { "cse",      "common-subexpression elimination (value numbering), after hoist so that "
                 "equal reciprocals merge", pass_cse },
   { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
+  { "tblock",   "temporal blocking: time loops of one kernel and swaps run as passes of several fused steps", pass_tblock },
   { "gpu",      "GPU strategy (naive or streaming), block shape and marching length of each kernel", pass_gpu },
   { "cost",     "flops and minimum bytes per point of each kernel", pass_cost },
 };

@@ -1,0 +1,287 @@
+/* tblock.c: temporal blocking. Finds time loops of main,
+ *     for n in a..b { K(args); swap cur, next; ... }
+ * and decides whether, and with how many fused steps per pass, they run
+ * temporally blocked (ir.h, IrTb, says what a pass computes). The
+ * printers only print this decision: CUDA as a 2.5-D pipeline of time
+ * levels in shared memory (cg_cuda.c), C/OpenMP as overlapped tiles in
+ * private buffers (cg_c.c).
+ *
+ * Legality (each failure is the loop's tb_why, shown in --emit=ir and,
+ * when --tb asked for blocking, as a note):
+ *   - a counted `for` whose body is one kernel call followed by swaps;
+ *   - every field the kernel writes is swapped with a field it reads, and
+ *     it reads none of the fields it writes (no second time level);
+ *   - the call's arguments do not change inside the loop (no loop
+ *     variable, no result of the call);
+ *   - the kernel is 2-D or 3-D.
+ * The fused steps compute every point the kernel's region covers exactly
+ * as the single steps do, so reductions are those of the pass's last step,
+ * which is the loop's last step: the remainder runs first.
+ *
+ * --tb=N fuses N steps (1: none); --tb=NAME=N for one kernel; --tb=auto
+ * chooses: 4 steps for 2-D kernels and 2 for 3-D ones, whose halo grows
+ * in two dimensions (docs/benchmarks.md measures these). The default is
+ * no temporal blocking. */
+#include "passes/passes.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* Does host expression id read variable v? */
+static int reads_var(const IrProgram *p, int id, int v)
+{
+  if (id < 0)
+    return 0;
+  const IrNode *n = &p->host.data[id];
+  if (n->op == OP_VAR && n->ref == v)
+    return 1;
+  for (int a = 0; a < op_info[n->op].nargs; a++)
+    if (reads_var(p, n->arg[a], v))
+      return 1;
+  return 0;
+}
+
+static int kernel_loads(const IrKernel *k, int f)
+{
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == f)
+      return 1;
+  return 0;
+}
+
+static int kernel_stores(const IrKernel *k, int f)
+{
+  for (int i = 0; i < k->effects.len; i++)
+    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == f)
+      return 1;
+  return 0;
+}
+
+/* Is the loop fusable? Fills tb's kernel and pairs; returns why not, or NULL. */
+static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
+{
+  const IrBlock *b = &loop->body;
+  if (b->len < 2 || b->data[0]->kind != H_CALL)
+    return "its body is not a kernel call followed by swaps";
+  const IrStmt *call = b->data[0];
+  const IrKernel *k = p->kernels.data[call->kernel];
+  tb->kernel = call->kernel;
+  tb->npairs = 0;
+  for (int i = 1; i < b->len; i++) {
+    const IrStmt *s = b->data[i];
+    if (s->kind != H_SWAP)
+      return "its body is not a kernel call followed by swaps";
+    int a = s->field, c = s->field2;
+    int next = kernel_stores(k, a) ? a : kernel_stores(k, c) ? c : -1;
+    if (next < 0)
+      return arena_printf(p->arena, "it swaps %s and %s, but kernel %s writes neither", p->fields.data[a].label,
+                          p->fields.data[c].label, k->name);
+    int cur = next == a ? c : a;
+    if (kernel_stores(k, cur))
+      return arena_printf(p->arena, "kernel %s writes both %s and %s", k->name, p->fields.data[a].label,
+                          p->fields.data[c].label);
+    if (!kernel_loads(k, cur))
+      return arena_printf(p->arena, "kernel %s writes %s but does not read %s, the field it is swapped with", k->name,
+                          p->fields.data[next].label, p->fields.data[cur].label);
+    if (tb->npairs == MAX_TB_PAIRS)
+      return "it swaps more field pairs than temporal blocking supports (32)";
+    for (int q = 0; q < tb->npairs; q++)
+      if (tb->cur[q] == cur || tb->next[q] == next)
+        return arena_printf(p->arena, "it swaps %s twice", p->fields.data[cur].label);
+    tb->cur[tb->npairs] = cur;
+    tb->next[tb->npairs] = next;
+    tb->npairs++;
+  }
+  for (int e = 0; e < k->effects.len; e++) {
+    if (k->effects.data[e].kind != EFF_STORE)
+      continue;
+    int f = k->effects.data[e].ref, paired = 0;
+    for (int q = 0; q < tb->npairs; q++)
+      paired |= tb->next[q] == f;
+    if (!paired)
+      return arena_printf(p->arena, "kernel %s writes %s, which the loop does not swap", k->name,
+                          p->fields.data[f].label);
+  }
+  for (int q = 0; q < tb->npairs; q++)
+    if (kernel_loads(k, tb->next[q]))
+      return arena_printf(p->arena, "kernel %s reads %s, which it also writes (a second time level)", k->name,
+                          p->fields.data[tb->next[q]].label);
+  for (int a = 0; a < call->args.len; a++) {
+    if (reads_var(p, call->args.data[a], loop->var))
+      return arena_printf(p->arena, "the argument %s of %s changes with the loop variable", k->args.data[a].name,
+                          k->name);
+    for (int r = 0; r < call->results.len; r++)
+      if (call->results.data[r] >= 0 && reads_var(p, call->args.data[a], call->results.data[r]))
+        return arena_printf(p->arena, "the argument %s of %s reads a result of the same call", k->args.data[a].name,
+                            k->name);
+  }
+  if (k->rank < 2)
+    return "its kernel is 1-D (temporal blocking is for 2-D and 3-D kernels)";
+  for (int d = 0; d < MAX_RANK; d++)
+    tb->reach[d] = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->op != OP_LOAD)
+      continue;
+    for (int q = 0; q < tb->npairs; q++)
+      if (n->ref == tb->cur[q])
+        for (int d = 0; d < k->rank; d++)
+          if (abs(n->off[d]) > tb->reach[d])
+            tb->reach[d] = abs(n->off[d]);
+  }
+  return NULL;
+}
+
+/* Does any statement of blk (from index `from`) mention field f? */
+static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
+{
+  for (int i = from; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if ((s->kind == H_SWAP || s->kind == H_WRITE) && (s->field == f || s->field2 == f))
+      return 1;
+    if (s->kind == H_CALL) {
+      const IrKernel *k = p->kernels.data[s->kernel];
+      if (kernel_loads(k, f))
+        return 1;
+    }
+    if (mentions(p, &s->body, 0, f) || mentions(p, &s->els, 0, f))
+      return 1;
+  }
+  return 0;
+}
+
+static int steps_for(const IrKernel *k, const PassOptions *o)
+{
+  const char *spec = o->tb;
+  if (!spec)
+    return 1;
+  /* "4", "auto", or "name=4,other=2" */
+  int all = -1;
+  const char *s = spec;
+  while (*s) {
+    const char *end = strchr(s, ',');
+    size_t len = end ? (size_t)(end - s) : strlen(s);
+    const char *eq = memchr(s, '=', len);
+    if (!eq) {
+      all = strncmp(s, "auto", len) == 0 && len == 4 ? 0 : atoi(s);
+    } else if ((size_t)(eq - s) == strlen(k->name) && strncmp(s, k->name, (size_t)(eq - s)) == 0) {
+      return strncmp(eq + 1, "auto", 4) == 0 ? (k->rank == 2 ? 4 : 2) : atoi(eq + 1);
+    }
+    s = end ? end + 1 : s + len;
+  }
+  if (all == 0)
+    return k->rank == 2 ? 4 : 2;
+  return all > 0 ? all : 1;
+}
+
+/* CUDA: the threads of a block cover a tile of the two fastest dimensions
+ * (halo included: the T x reach points at each side are computed but not
+ * written), and march along dimension 0. --block and --march override. */
+static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
+{
+  if (k->rank == 2) {
+    t->block[0] = o->block[0] ? o->block[0] : 256;
+    t->block[1] = 1;
+  } else {
+    t->block[0] = o->block[0] ? o->block[0] : 32;
+    t->block[1] = o->block[1] ? o->block[1] : 16;
+  }
+  t->march = o->march ? o->march : k->rank == 2 ? 128 : 64;
+  /* CPU tiles: each thread's two level buffers per pair within ~1 MB
+   * (its share of a last-level cache), rows along the contiguous
+   * dimension 512 (2-D) or 128 (3-D) points long. */
+  int elems = (1 << 20) / (2 * t->npairs * 8), h0 = t->steps * t->reach[0], h1 = t->steps * t->reach[1];
+  if (k->rank == 2) {
+    t->tile[1] = 512;
+    t->tile[0] = elems / (512 + 2 * h1) - 2 * h0;
+    if (t->tile[0] < 8)
+      t->tile[0] = 8;
+  } else {
+    int h2 = t->steps * t->reach[2], side = 8;
+    while ((side + 8 + 2 * h0) * (side + 8 + 2 * h1) * (128 + 2 * h2) <= elems)
+      side += 8;
+    t->tile[0] = t->tile[1] = side;
+    t->tile[2] = 128;
+  }
+}
+
+static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
+{
+  for (int i = 0; i < blk->len; i++) {
+    IrStmt *s = blk->data[i];
+    if (s->kind == H_FOR || s->kind == H_WHILE) {
+      int has_call = 0, has_swap = 0;
+      for (int j = 0; j < s->body.len; j++) {
+        has_call |= s->body.data[j]->kind == H_CALL;
+        has_swap |= s->body.data[j]->kind == H_SWAP;
+      }
+      if (has_call && has_swap) {
+        IrTb tb = { 0 };
+        const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
+        int steps = why ? 1 : steps_for(p->kernels.data[tb.kernel], o);
+        if (!why && steps <= 1)
+          why = o->tb ? "--tb asks for 1 step per pass" : "temporal blocking is off (--tb=N or --tb=auto turns it on)";
+        if (!why && steps > 8)
+          why = "more than 8 steps per pass is not supported";
+        s->tb_why = why;
+        if (!why) {
+          IrTb *t = arena_alloc(p->arena, sizeof *t);
+          *t = tb;
+          t->steps = steps;
+          /* The next fields are read after the loop (or the loop runs
+           * again): every pass must leave step s + T - 1 in them. */
+          t->prev_live = nested;
+          for (int q = 0; q < t->npairs; q++)
+            t->prev_live |= mentions(p, blk, i + 1, t->next[q]);
+          const IrKernel *k = p->kernels.data[t->kernel];
+          choose_shape(t, k, o);
+          const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
+                                           : arena_printf(p->arena, "%d:%d", t->reach[0], t->reach[1]);
+          if (o->target == TARGET_CUDA)
+            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
+                                  "shared memory, block %dx%d, marching %d planes", steps, k->name, reach,
+                                  t->block[0], t->block[1], t->march);
+          else
+            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
+                                  steps, k->name, reach);
+          s->tb = t;
+        }
+      }
+      visit(p, o, &s->body, 1);
+      continue;
+    }
+    visit(p, o, &s->body, nested || s->kind == H_IF);
+    visit(p, o, &s->els, nested || s->kind == H_IF);
+  }
+}
+
+/* Scratch buffers: one per pair, like its cur field. */
+static void add_scratch(IrProgram *p, IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    IrStmt *s = blk->data[i];
+    if (s->tb)
+      for (int q = 0; q < s->tb->npairs; q++) {
+        int cur = s->tb->cur[q], found = -1;
+        for (int f = 0; f < p->fields.len; f++)
+          if (p->fields.data[f].scratch_of == cur)
+            found = f;
+        if (found < 0) {
+          IrField sf = p->fields.data[cur];
+          sf.name = arena_printf(p->arena, "stn_tb_%s", p->fields.data[cur].name);
+          sf.label = sf.name;
+          sf.scratch_of = cur;
+          vec_push(&p->fields, sf);
+          found = p->fields.len - 1;
+        }
+        s->tb->scratch[q] = found;
+      }
+    add_scratch(p, &s->body);
+    add_scratch(p, &s->els);
+  }
+}
+
+void pass_tblock(IrProgram *p, const PassOptions *o)
+{
+  visit(p, o, &p->main, 0);
+  add_scratch(p, &p->main);
+}
