@@ -8,6 +8,7 @@
 #   env:   SANITIZE=1  also run compute-sanitizer on the small sizes
 #          QUICK=1     verification only, no timing
 #          ONLY=a|b   verify only these cases (names as in verify_cases)
+#          SKIP_TB=1   no temporal-blocking sections; TB_ONLY=1 only those
 #          OUT=dir     where logs go (default: a temporary folder)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
@@ -59,6 +60,8 @@ images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;fi
 CASES
 }
 
+# TB_ONLY=1: only the temporal-blocking sections.
+[ "${TB_ONLY:-0}" = 1 ] && ONLY=none
 # ---- verify --------------------------------------------------------------
 say ""
 say "verification (small sizes, against --target=c; fields start as NaN on the GPU unless the program relies on zeros):"
@@ -121,12 +124,72 @@ while IFS='|' read -r ex src args fields checks sanargs start; do
   done
 done < <(verify_cases | grep -E "^(${ONLY:-.*})\|")
 # Deterministic reductions: two runs, bit-identical sums.
+[ "${TB_ONLY:-0}" = 1 ] || {
 build/stencilc --target=cuda --build -o "$T/det" examples/himeno.stn >/dev/null 2>&1
 a=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa); b=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa)
 if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the same '$a'"; else say "  deterministic reductions: DIFFER ($a / $b)"; fail=1; fi
+}
+
+# ---- temporal blocking: verification --------------------------------------
+# Each program built with --tb=T (T = 1..8) for CUDA (-fmad=false) against
+# the single-step --target=c run: fields within 1e-6, printed values as
+# listed (the step counts are not multiples of most T: remainders run).
+# name | program | args | fields | printed values (rel tol 1e-9)
+tb_cases() {
+  cat <<'CASES'
+tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double c:double cn:double d:double e:double|sums :
+himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float wrk2:float|Gosa :
+diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float fn:float|Total heat :;Peak :
+lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
+jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
+CASES
+}
+if [ "${SKIP_TB:-0}" != 1 ]; then
+  say ""
+  say "temporal blocking: verification (--tb=T for T = 1..8 on CUDA against single steps on the CPU):"
+  mkdir -p "$T/tb"
+  while IFS='|' read -r ex src args fields values; do
+    build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/tb/$ex.cpu" "$src" >/dev/null 2>&1 || { say "  $ex: CPU BUILD FAILED"; fail=1; }
+    for t in 1 2 3 4 5 6 7 8; do
+      printf 'build/stencilc --target=cuda --tb=%s --cflags="-O3 -fmad=false" --build -o %s %s > %s.log 2>&1\n' \
+        "$t" "$T/tb/$ex.tb$t" "$src" "$T/tb/$ex.tb$t" > "$T/tb/$ex.tb$t.sh"
+    done
+  done < <(tb_cases)
+  find "$T/tb" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  while IFS='|' read -r ex src args fields values; do
+    saves=""
+    for f in $fields; do saves="$saves --save=${f%%:*}=$T/tb/$ex.cpu.${f%%:*}"; done
+    mkdir -p "$T/tb/run.$ex.cpu"
+    # shellcheck disable=SC2086
+    (cd "$T/tb/run.$ex.cpu" && "$T/tb/$ex.cpu" $args $saves > "$T/tb/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
+    line="  $ex:"
+    for t in 1 2 3 4 5 6 7 8; do
+      exe="$T/tb/$ex.tb$t"
+      [ -x "$exe" ] || { line="$line T=$t BUILD FAILED ($(grep -m1 error "$exe.log"))"; fail=1; continue; }
+      saves=""
+      for f in $fields; do saves="$saves --save=${f%%:*}=$exe.${f%%:*}"; done
+      mkdir -p "$exe.run"
+      # shellcheck disable=SC2086
+      if ! (cd "$exe.run" && "$exe" $args $saves > "$exe.out" 2> "$exe.err"); then
+        line="$line T=$t RUN FAILED ($(head -1 "$exe.err"))"; fail=1; continue
+      fi
+      ok=1
+      for f in $fields; do
+        build/tools/fieldcmp --type=${f##*:} --atol=1e-6 "$exe.${f%%:*}" "$T/tb/$ex.cpu.${f%%:*}" >> "$LOG/gpu.log" 2>&1 || ok=0
+      done
+      IFS=';' read -ra labels <<<"$values"
+      for l in "${labels[@]}"; do
+        tests/tools/numcmp.sh "$l" 1e-9 "$exe.out" "$T/tb/$ex.cpu.out" >> "$LOG/gpu.log" 2>&1 || ok=0
+      done
+      if [ $ok = 1 ]; then line="$line T=$t ok"; else line="$line T=$t MISMATCH"; fail=1; fi
+    done
+    say "$line"
+  done < <(tb_cases)
+fi
 
 [ "${QUICK:-0}" = 1 ] && { [ $fail = 0 ] && say "all verified" || say "FAILURES above"; exit $fail; }
 
+if [ "${TB_ONLY:-0}" != 1 ]; then
 # ---- time ----------------------------------------------------------------
 # example | label | args | bytes per point | flops per point | points | steps | the kernel whose
 # strategy the table shows. Bytes and flops are the IR's (--emit=ir, "; cost:") per point and step:
@@ -211,6 +274,54 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
   [ -n "$t" ] && [ -n "$k" ] && awk -v t="$t" -v k="$k" -v kn="$kn" 'BEGIN {
     printf "%s total %.3f ms, program timer %.3f ms: ratio %.3f\n", kn, k, 1e3 * t, k / (1e3 * t) }' | tee -a "$LOG/gpu.log"
 done < <(cases)
+
+fi
+# ---- temporal blocking: timing ---------------------------------------------
+# example | size | args | cells per step | steps | variants (flags|...; "1" is single steps)
+tb_timing() {
+  cat <<'CASES'
+bench/jacobi5|16384^2 x1000|--N=16384 --STEPS=1000|16382*16382|1000|--tb=1;--tb=4;--tb=8;--tb=4 --block=512;--tb=8 --block=512;--tb=6 --block=512;--tb=8 --block=1024
+diffusion3d|512^3 x1000|--N=512 --STEPS=1000|510*510*510|1000|--tb=1;--tb=2;--tb=3;--tb=2 --block=32x32;--tb=3 --block=32x32;--tb=4 --block=32x32;--tb=2 --block=64x16
+himeno|L x300|--NI=257 --NJ=257 --NK=513 --ITERS=300|255*255*511|300|--tb=1;--tb=2;--tb=2 --block=32x32;--tb=3 --block=32x32
+lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=2 --block=512
+CASES
+}
+if [ "${SKIP_TB:-0}" != 1 ]; then
+  say ""
+  say "temporal blocking: timing (program's own timer; GCells/s = cells x steps / time)"
+  mkdir -p "$T/tbt" "$T/scratch"
+  n=0
+  while IFS='|' read -r ex size args cells steps variants; do
+    src=examples/$ex.stn
+    [ -f "$src" ] || src=$ex.stn
+    IFS=';' read -ra vs <<<"$variants"
+    for v in "${vs[@]}"; do
+      n=$((n + 1))
+      printf '%s|%s\n' "$ex" "$v" > "$T/tbt/$n.id"
+      printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$v" "$T/tbt/$n" "$src" "$T/tbt/$n" > "$T/tbt/$n.sh"
+    done
+  done < <(tb_timing)
+  find "$T/tbt" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  printf '%-16s %-14s %-26s %10s %10s %9s\n' example size flags "ms/step" "GCells/s" "vs T=1" | tee -a "$LOG/gpu.log"
+  while IFS='|' read -r ex size args cells steps variants; do
+    base=""
+    for m in $(seq 1 "$n"); do
+      id=$T/tbt/$m.id
+      IFS='|' read -r iex v < "$id"
+      [ "$iex" = "$ex" ] || continue
+      exe=${id%.id}
+      [ -x "$exe" ] || { say "$ex $v: BUILD FAILED ($(grep -m1 error "$exe.log"))"; fail=1; continue; }
+      # shellcheck disable=SC2086
+      t=$(cd "$T/scratch" && "$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
+      [ -n "$t" ] || { say "$ex $v: no time printed"; fail=1; continue; }
+      [ -z "$base" ] && base=$t
+      awk -v ex="$ex" -v size="$size" -v v="$v" -v t="$t" -v c="$cells" -v s="$steps" -v b="$base" 'BEGIN {
+        n = split(c, f, "*"); pts = 1; for (q = 1; q <= n; q++) pts *= f[q];
+        printf "%-16s %-14s %-26s %10.4f %10.1f %8.2fx\n", ex, size, v, t / s * 1e3, pts * s / t / 1e9, b / t }' | tee -a "$LOG/gpu.log"
+    done
+  done < <(tb_timing)
+fi
+[ "${TB_ONLY:-0}" = 1 ] && { [ $fail = 0 ] && say "all verified" || say "FAILURES above"; exit $fail; }
 
 # ---- hand-written kernels beside ------------------------------------------
 say ""

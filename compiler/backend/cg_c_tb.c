@@ -2,19 +2,22 @@
  * and what a pass computes, are in passes/tblock.c and ir.h, IrTb).
  *
  * Overlapped tiles: each thread takes a tile of the grid, copies it with
- * T x reach points around it (step 0) into its own buffer, computes T
- * steps there, each on a region T x reach narrower than the last, and
- * writes the tile's own points: step T to the scratch buffer, step T - 1
- * to the next buffer (when something reads it later). Points outside the
- * kernel's region take, at step t, the current buffer's value (t even) or
- * the next buffer's (t odd). The tiles' reads and writes are disjoint:
- * reads of cur (anywhere) and of next (outside the region), writes of
- * scratch (anywhere) and of next (inside the region). */
+ * H = T x reach points around it (step 0) into its own buffer, computes T
+ * steps there, each on a range narrower by the reach than the last, and
+ * then writes the tile's own points: step T to the scratch buffer, step
+ * T - 1 to the next buffer (when something reads it later). Points
+ * outside the kernel's region take, at step t, the current buffer's value
+ * (t even) or the next buffer's (t odd). The tiles' reads and writes are
+ * disjoint: reads of cur (anywhere) and of next (outside the region),
+ * writes of scratch (anywhere) and of next (inside the region).
+ *
+ * Every row of the contiguous dimension is cut into segments, so that the
+ * loops over it are plain and vectorise: outside the region (copies), and
+ * inside it (the kernel's body, `omp simd`). */
 #include "backend/cg.h"
 #include "backend/cg_common.h"
 #include <stdlib.h>
 
-/* Which pair of tb a field is the cur field of, or -1. */
 static int pair_of_cur(const IrTb *tb, int f)
 {
   for (int q = 0; q < tb->npairs; q++)
@@ -53,25 +56,142 @@ static int tile_load(Printer *pr, const IrNode *n)
   return 1;
 }
 
-/* i, j, k of tile position u0_, u1_, u2_: wrapped along periodic dimensions. */
-static void print_coord(Buf *b, const IrGrid *g, int d, const char *gname, int depth)
+typedef struct TbC {
+  Buf *b;
+  const IrProgram *p;
+  const IrKernel *k;
+  const IrTb *tb;
+  const IrGrid *g;
+  const char *gname;
+  int r;
+  Printer *pr;
+  int openmp;              /* print `omp simd` */
+} TbC;
+
+static const char *pos[] = { "u0_", "u1_", "u2_" }, *org[] = { "ti_", "tj_", "tk_" };
+static const char *tsz[] = { "TI_", "TJ_", "TK_" }, *hal[] = { "H0_", "H1_", "H2_" };
+
+/* Coordinate d of tile position u<d>_ (wrapped along periodic dimensions:
+ * the pass function checks that those hold at least H points). */
+static void print_coord(const TbC *c, int d, int depth)
 {
-  static const char *pos[] = { "u0_", "u1_", "u2_" }, *org[] = { "ti_", "tj_", "tk_" };
+  Buf *b = c->b;
   indent(b, depth);
-  if (g->periodic[d])
-    buf_printf(b, "const long %s = ((%s + %s) %% %s.n[%d] + %s.n[%d]) %% %s.n[%d];\n", index_name(d), org[d], pos[d],
-               gname, d, gname, d, gname, d);
+  if (c->g->periodic[d])
+    buf_printf(b, "const long %s = %s + %s < 0 ? %s + %s + %s.n[%d] : %s + %s >= %s.n[%d] ? %s + %s - %s.n[%d] : %s + %s;\n",
+               index_name(d), org[d], pos[d], org[d], pos[d], c->gname, d, org[d], pos[d], c->gname, d, org[d], pos[d],
+               c->gname, d, org[d], pos[d]);
   else
     buf_printf(b, "const long %s = %s + %s;\n", index_name(d), org[d], pos[d]);
 }
 
-/* Is coordinate d inside the allocation (grid plus halo)? */
-static void print_allocated(Buf *b, const IrGrid *g, int d, const char *gname)
+/* Opens loops over the tile positions of the outer dimensions (all but
+ * the last), `ext` points beyond the tile on each side ("H0_" or an
+ * expression), skipping rows outside the allocation when `skip`. Leaves
+ * x_ (tile index of the row) and c_ (global index of the row). */
+static int open_rows(const TbC *c, int depth, const char *const *ext, int skip)
 {
-  if (g->periodic[d])
-    buf_puts(b, "1");
-  else
-    buf_printf(b, "%s >= -%d && %s < %s.n[%d] + %d", index_name(d), g->halo_lo[d], index_name(d), gname, d, g->halo_hi[d]);
+  Buf *b = c->b;
+  for (int d = 0; d < c->r - 1; d++) {
+    indent(b, depth);
+    buf_printf(b, "for (long %s = -(%s); %s < %s + (%s); %s++) {\n", pos[d], ext[d], pos[d], tsz[d], ext[d], pos[d]);
+    print_coord(c, d, depth + 1);
+    if (skip && !c->g->periodic[d]) { /* beyond the allocation: never needed */
+      indent(b, depth + 1);
+      buf_printf(b, "if (%s < -%d || %s >= %s.n[%d] + %d)\n", index_name(d), c->g->halo_lo[d], index_name(d), c->gname, d,
+                 c->g->halo_hi[d]);
+      indent(b, depth + 2);
+      buf_puts(b, "continue;\n");
+    }
+    depth++;
+  }
+  indent(b, depth);
+  buf_puts(b, "const long xr_ = ");
+  for (int d = 0; d < c->r - 1; d++)
+    buf_printf(b, "%s(%s + %s) * ts%d_", d ? " + " : "", pos[d], hal[d], d);
+  buf_printf(b, " + %s;\n", hal[c->r - 1]);
+  indent(b, depth);
+  buf_puts(b, "const long cr_ = ");
+  for (int d = 0; d < c->r - 1; d++)
+    buf_printf(b, "%s%s * s%d_", d ? " + " : "", index_name(d), d);
+  buf_puts(b, ";\n");
+  return depth;
+}
+
+static void close_rows(const TbC *c, int depth)
+{
+  for (int d = c->r - 2; d >= 0; d--) {
+    indent(c->b, depth + d);
+    buf_puts(c->b, "}\n");
+  }
+}
+
+/* A loop over positions [lo, hi) of the last dimension, with k (wrapped),
+ * x_ (tile index) and c_ (global index). */
+static void open_last(const TbC *c, const char *lo, const char *hi, int simd, const char *reduction, int depth)
+{
+  Buf *b = c->b;
+  int d = c->r - 1;
+  if (simd && c->openmp) {
+    indent(b, depth);
+    buf_printf(b, "#pragma omp simd%s\n", reduction ? reduction : "");
+  }
+  indent(b, depth);
+  buf_printf(b, "for (long %s = %s; %s < %s; %s++) {\n", pos[d], lo, pos[d], hi, pos[d]);
+  print_coord(c, d, depth + 1);
+  indent(b, depth + 1);
+  buf_printf(b, "const long x_ = xr_ + %s;\n", pos[d]);
+  indent(b, depth + 1);
+  buf_printf(b, "const long c_ = cr_ + %s;\n", index_name(d));
+}
+
+/* The kernel's body at one point of the region, into the out buffers;
+ * with the reductions when `last` (step T: every point is the tile's own). */
+static void print_body(const TbC *c, int last, int depth)
+{
+  Buf *b = c->b;
+  const IrKernel *k = c->k;
+  Printer *pr = c->pr;
+  for (int d = 0; d < c->r; d++)
+    print_wrap_decls(pr, d, depth, "long");
+  for (int lv = 1; lv <= c->r; lv++)
+    emit_level(pr, lv, depth);
+  for (int e = 0; e < k->effects.len; e++) {
+    const IrEffect *ef = &k->effects.data[e];
+    if (ef->kind == EFF_REDUCE && !last)
+      continue;
+    line_comment(pr, k->nodes.data[ef->val].span, depth);
+    indent(b, depth);
+    if (ef->pred >= 0) {
+      buf_puts(b, "if (");
+      print_expr(pr, ef->pred, P_TOP, 0);
+      buf_puts(b, ") ");
+    }
+    if (ef->kind == EFF_STORE) {
+      buf_printf(b, "out%d_[x_] = ", pair_of_next(c->tb, ef->ref));
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_puts(b, ";\n");
+      continue;
+    }
+    const IrRed *rd = &k->reds.data[ef->ref];
+    const char *rn = cname(c->p, rd->name);
+    if (rd->op == RED_SUM) {
+      buf_printf(b, "%s += ", rn);
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_puts(b, ";\n");
+    } else {
+      buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
+    }
+  }
+}
+
+static void print_reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k)
+{
+  for (int i = 0; i < k->reds.len; i++)
+    buf_printf(b, " reduction(%s: %s)", k->reds.data[i].op == RED_SUM ? "+" : k->reds.data[i].op == RED_MAX ? "max" : "min",
+               cname(p, k->reds.data[i].name));
 }
 
 void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
@@ -79,7 +199,8 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
-  int r = k->rank, T = tb->steps;
+  int r = k->rank, T = tb->steps, last = r - 1;
+  const char *kx = index_name(last);
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
   char **names = value_names(p, k, use_level);
@@ -88,8 +209,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     skip[f] = pair_of_cur(tb, f) >= 0;
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names, .print_load = tile_load, .hook = tb,
                  .wrap_skip = skip };
-  static const char *pos[] = { "u0_", "u1_", "u2_" }, *org[] = { "ti_", "tj_", "tk_" };
-  static const char *tsz[] = { "TI_", "TJ_", "TK_" }, *hal[] = { "H0_", "H1_", "H2_" };
+  TbC c = { b, p, k, tb, g, gname, r, &pr, openmp };
 
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
@@ -101,6 +221,46 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     for (int i = 0; i < k->reds.len; i++)
       buf_printf(b, "%s *%s_out_, ", ctype(k->reds.data[i].ty), k->reds.data[i].name);
   buf_puts(b, "int prev_)\n{\n");
+  /* The tiles (the pass's sizes) and their halos, H = T x reach. */
+  buf_printf(b, "  enum { T_ = %d", T);
+  for (int d = 0; d < r; d++)
+    buf_printf(b, ", %s = %d, %s = %d", tsz[d], tb->tile[d], hal[d], T * tb->reach[d]);
+  buf_puts(b, " };\n");
+  /* A periodic dimension shorter than its halo would wrap more than once:
+   * take the steps one at a time instead. */
+  int any_periodic = 0;
+  for (int d = 0; d < r; d++)
+    any_periodic |= g->periodic[d];
+  if (any_periodic) {
+    buf_puts(b, "  if (");
+    for (int d = 0, n = 0; d < r; d++)
+      if (g->periodic[d])
+        buf_printf(b, "%s%s.n[%d] < %s", n++ ? " || " : "", gname, d, hal[d]);
+    buf_puts(b, ") {\n");
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "    %s %s_v_ = 0;\n", ctype(k->reds.data[i].ty), k->reds.data[i].name);
+    buf_puts(b, "    for (int t_ = 0; t_ < T_; t_++) {\n      ");
+    if (k->reds.len == 1)
+      buf_printf(b, "%s_v_ = ", k->reds.data[0].name);
+    buf_printf(b, "%s_(", k->name);
+    for (int i = 0; i < k->args.len; i++)
+      buf_printf(b, "%s%s", i ? ", " : "", cname(p, k->args.data[i].name));
+    if (k->reds.len > 1)
+      for (int i = 0; i < k->reds.len; i++)
+        buf_printf(b, "%s&%s_v_", i || k->args.len ? ", " : "", k->reds.data[i].name);
+    buf_puts(b, ");\n");
+    for (int q = 0; q < tb->npairs; q++)
+      buf_printf(b, "      stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->next[q]].name);
+    buf_puts(b, "    }\n");
+    if (k->reds.len == 1)
+      buf_printf(b, "    return %s_v_;\n", k->reds.data[0].name);
+    else
+      for (int i = 0; i < k->reds.len; i++)
+        buf_printf(b, "    *%s_out_ = %s_v_;\n", k->reds.data[i].name, k->reds.data[i].name);
+    if (k->reds.len != 1)
+      buf_puts(b, "    return;\n");
+    buf_puts(b, "  }\n");
+  }
   /* Fields: cur (step 0; outside the region at even steps), next (outside
    * the region at odd steps; step T - 1 out), scratch (step T out), and
    * the fields the kernel only reads. */
@@ -125,14 +285,8 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   buf_printf(b, "  static stn_kprof prof_ = { \"%s x%d\", %d, %d, 0, 0, 0, NULL };\n", k->name, T, k->flops,
              k->bytes_read + k->bytes_written);
   buf_puts(b, "  const double prof_t0_ = stn_profiling ? stn_time() : 0.0;\n");
-  /* Tile sizes (the pass's) and halos: T x reach. */
-  buf_printf(b, "  enum { T_ = %d", T);
-  for (int d = 0; d < r; d++)
-    buf_printf(b, ", %s = %d, %s = %d", tsz[d], tb->tile[d], hal[d], T * tb->reach[d]);
-  buf_puts(b, " };\n");
   for (int d = r - 1; d >= 0; d--)
     buf_printf(b, "  const long W%d_ = %s + 2 * %s;\n", d, tsz[d], hal[d]);
-  /* Tile strides: ts<d>_ between neighbours along d. */
   for (int d = 0; d < r - 1; d++) {
     buf_printf(b, "  const long ts%d_ = ", d);
     for (int e = d + 1; e < r; e++)
@@ -143,15 +297,17 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   for (int d = 1; d < r; d++)
     buf_printf(b, " * W%d_", d);
   buf_puts(b, ";\n");
+  /* The allocation along the last dimension (periodic: wrapped, all of it). */
+  if (g->periodic[last])
+    buf_printf(b, "  const long alo_ = -%s, ahi_ = %s.n[%d] + %s;\n", hal[last], gname, last, hal[last]);
+  else
+    buf_printf(b, "  const long alo_ = -%d, ahi_ = %s.n[%d] + %d;\n", g->halo_lo[last], gname, last, g->halo_hi[last]);
   if (openmp) {
     buf_puts(b, "  #pragma omp parallel");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, " reduction(%s: %s)", k->reds.data[i].op == RED_SUM ? "+" : k->reds.data[i].op == RED_MAX ? "max" : "min",
-                 cname(p, k->reds.data[i].name));
+    print_reduction_clause(b, p, k);
     buf_puts(b, "\n");
   }
   buf_puts(b, "  {\n");
-  /* Two step buffers per pair, in turn the previous step and the next. */
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
     buf_printf(b, "    %s *lv%d_[2] = { malloc(sizeof(%s) * (size_t)tile_), malloc(sizeof(%s) * (size_t)tile_) };\n", ty, q,
@@ -168,50 +324,34 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   indent(b, 2 + r);
   buf_puts(b, "{\n");
   int depth = 3 + r;
-  /* Step 0: the tile and its halo, from cur (what the allocation holds).
-   * A predicated store leaves the next field unchanged where it does not
-   * fire, so the buffer of step 1 starts as next. */
+  /* A predicated store leaves the next field unchanged where it does not
+   * fire (its value two steps back): the buffer of step 1 starts as next. */
   int predicated = 0;
   for (int e = 0; e < k->effects.len; e++)
     predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+
+  /* ---- step 0 ---- */
   indent(b, depth);
-  buf_puts(b, "/* step 0: the tile and T x reach around it */\n");
-  for (int d = 0; d < r; d++) {
-    indent(b, depth + d);
-    buf_printf(b, "for (long %s = -%s; %s < %s + %s; %s++) {\n", pos[d], hal[d], pos[d], tsz[d], hal[d], pos[d]);
-    print_coord(b, g, d, gname, depth + d + 1);
-  }
-  int dd = depth + r;
+  buf_puts(b, "/* step 0: the tile and T x reach around it, as far as the allocation goes */\n");
+  const char *full[MAX_RANK] = { "H0_", "H1_", "H2_" };
+  int dd = open_rows(&c, depth, full, 1);
   indent(b, dd);
-  buf_puts(b, "const long x_ = ");
-  for (int d = 0; d < r; d++)
-    buf_printf(b, "%s(%s + %s)%s", d ? " + " : "", pos[d], hal[d], d < r - 1 ? arena_printf(p->arena, " * ts%d_", d) : "");
-  buf_puts(b, ";\n");
-  indent(b, dd);
-  buf_puts(b, "const int in_ = ");
-  for (int d = 0; d < r; d++) {
-    buf_puts(b, d ? " && " : "");
-    print_allocated(b, g, d, gname);
-  }
-  buf_puts(b, ";\n");
-  indent(b, dd);
-  buf_puts(b, "const long c_ = ");
-  for (int d = 0; d < r - 1; d++)
-    buf_printf(b, "%s * s%d_ + ", index_name(d), d);
-  buf_printf(b, "%s;\n", index_name(r - 1));
+  buf_printf(b, "const long lo_ = alo_ - %s > -%s ? alo_ - %s : -%s, hi_ = ahi_ - %s < %s + %s ? ahi_ - %s : %s + %s;\n",
+             org[last], hal[last], org[last], hal[last], org[last], tsz[last], hal[last], org[last], tsz[last], hal[last]);
+  open_last(&c, "lo_", "hi_", 1, NULL, dd);
   for (int q = 0; q < tb->npairs; q++) {
-    indent(b, dd);
-    buf_printf(b, "lv%d_[0][x_] = in_ ? %s[c_] : 0;\n", q, cname(p, p->fields.data[tb->cur[q]].name));
+    indent(b, dd + 1);
+    buf_printf(b, "lv%d_[0][x_] = %s[c_];\n", q, cname(p, p->fields.data[tb->cur[q]].name));
     if (predicated) {
-      indent(b, dd);
-      buf_printf(b, "lv%d_[1][x_] = in_ ? %s[c_] : 0;\n", q, cname(p, p->fields.data[tb->next[q]].name));
+      indent(b, dd + 1);
+      buf_printf(b, "lv%d_[1][x_] = %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name));
     }
   }
-  for (int d = r - 1; d >= 0; d--) {
-    indent(b, depth + d);
-    buf_puts(b, "}\n");
-  }
-  /* Steps 1..T. */
+  indent(b, dd);
+  buf_puts(b, "}\n");
+  close_rows(&c, depth);
+
+  /* ---- steps 1..T ---- */
   indent(b, depth);
   buf_puts(b, "for (int t_ = 1; t_ <= T_; t_++) {\n");
   for (int q = 0; q < tb->npairs; q++) {
@@ -221,113 +361,161 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     indent(b, depth + 1);
     buf_printf(b, "%s *restrict out%d_ = lv%d_[t_ & 1];\n", ty, q, q);
   }
-  for (int d = 0; d < r; d++) {
-    int dep = depth + 1 + d;
-    indent(b, dep);
-    buf_printf(b, "for (long %s = -(T_ - t_) * %d; %s < %s + (T_ - t_) * %d; %s++) {\n", pos[d], tb->reach[d], pos[d],
-               tsz[d], tb->reach[d], pos[d]);
-    print_coord(b, g, d, gname, dep + 1);
-    if (!g->periodic[d]) { /* points beyond the allocation are never needed */
-      indent(b, dep + 1);
-      buf_printf(b, "if (%s < -%d || %s >= %s.n[%d] + %d)\n", index_name(d), g->halo_lo[d], index_name(d), gname, d,
-                 g->halo_hi[d]);
-      indent(b, dep + 2);
-      buf_puts(b, "continue;\n");
-    }
-  }
-  dd = depth + 1 + r;
-  indent(b, dd);
-  buf_puts(b, "const long x_ = ");
+  const char *shrink[MAX_RANK];
   for (int d = 0; d < r; d++)
-    buf_printf(b, "%s(%s + %s)%s", d ? " + " : "", pos[d], hal[d], d < r - 1 ? arena_printf(p->arena, " * ts%d_", d) : "");
-  buf_puts(b, ";\n");
+    shrink[d] = arena_printf(p->arena, "(T_ - t_) * %d", tb->reach[d]);
+  dd = open_rows(&c, depth + 1, shrink, 1);
+  /* This row's positions: [lo_, hi_) within the allocation, of which
+   * [rlo_, rhi_) in the region (empty when the row is not). */
   indent(b, dd);
-  buf_puts(b, "const long c_ = ");
+  buf_printf(b, "long lo_ = -%s, hi_ = %s + %s;\n", shrink[last], tsz[last], shrink[last]);
+  indent(b, dd);
+  buf_printf(b, "if (lo_ < alo_ - %s)\n", org[last]);
+  indent(b, dd + 1);
+  buf_printf(b, "lo_ = alo_ - %s;\n", org[last]);
+  indent(b, dd);
+  buf_printf(b, "if (hi_ > ahi_ - %s)\n", org[last]);
+  indent(b, dd + 1);
+  buf_printf(b, "hi_ = ahi_ - %s;\n", org[last]);
+  indent(b, dd);
+  buf_puts(b, "const int row_ = ");
   for (int d = 0; d < r - 1; d++)
-    buf_printf(b, "%s * s%d_ + ", index_name(d), d);
-  buf_printf(b, "%s;\n", index_name(r - 1));
-  indent(b, dd);
-  buf_puts(b, "const int region_ = ");
-  for (int d = 0; d < r; d++)
     buf_printf(b, "%s%s >= %s_lo_ && %s < %s_hi_", d ? " && " : "", index_name(d), index_name(d), index_name(d),
                index_name(d));
   buf_puts(b, ";\n");
-  /* Own points of the tile, inside the grid: written at steps T and T - 1. */
-  indent(b, dd);
-  buf_puts(b, "const int own_ = ");
-  for (int d = 0; d < r; d++)
-    buf_printf(b, "%s%s >= 0 && %s < %s && %s + %s < %s.n[%d]", d ? " && " : "", pos[d], pos[d], tsz[d], org[d], pos[d],
-               gname, d);
-  buf_puts(b, ";\n");
-  indent(b, dd);
-  buf_puts(b, "if (region_) {\n");
-  for (int d = 0; d < r; d++)
-    print_wrap_decls(&pr, d, dd + 1, "long");
-  for (int lv = 1; lv <= r; lv++)
-    emit_level(&pr, lv, dd + 1);
-  for (int e = 0; e < k->effects.len; e++) {
-    const IrEffect *ef = &k->effects.data[e];
-    line_comment(&pr, k->nodes.data[ef->val].span, dd + 1);
+  if (g->periodic[last]) {
+    /* The region of a periodic last dimension is a range of wrapped
+     * coordinates: it is all of it, or the row is done point by point. */
+    indent(b, dd);
+    buf_printf(b, "const int whole_ = %s_lo_ == 0 && %s_hi_ == %s.n[%d];\n", kx, kx, gname, last);
+    indent(b, dd);
+    buf_puts(b, "const long rlo_ = row_ && whole_ ? lo_ : hi_, rhi_ = hi_;\n");
+  } else {
+    indent(b, dd);
+    buf_printf(b, "long rlo_ = %s_lo_ - %s, rhi_ = %s_hi_ - %s;\n", kx, org[last], kx, org[last]);
+    indent(b, dd);
+    buf_puts(b, "if (rlo_ < lo_)\n");
     indent(b, dd + 1);
-    if (ef->kind == EFF_STORE) {
-      int q = pair_of_next(tb, ef->ref);
-      if (ef->pred >= 0) {
-        buf_puts(b, "if (");
-        print_expr(&pr, ef->pred, P_TOP, 0);
-        buf_puts(b, ") ");
+    buf_puts(b, "rlo_ = lo_;\n");
+    indent(b, dd);
+    buf_puts(b, "if (rhi_ > hi_)\n");
+    indent(b, dd + 1);
+    buf_puts(b, "rhi_ = hi_;\n");
+    indent(b, dd);
+    buf_puts(b, "if (!row_ || rhi_ < rlo_)\n");
+    indent(b, dd + 1);
+    buf_puts(b, "rlo_ = rhi_ = hi_;\n");
+  }
+  /* Outside the region: the value the swaps leave there at step t. */
+  for (int seg = 0; seg < 2; seg++) {
+    open_last(&c, seg ? "rhi_" : "lo_", seg ? "hi_" : "rlo_", 0, NULL, dd);
+    if (g->periodic[last]) {
+      indent(b, dd + 1);
+      buf_printf(b, "if (row_ && %s >= %s_lo_ && %s < %s_hi_) {\n", kx, kx, kx, kx);
+      print_body(&c, 0, dd + 2);
+      indent(b, dd + 1);
+      buf_puts(b, "} else {\n");
+      for (int q = 0; q < tb->npairs; q++) {
+        indent(b, dd + 2);
+        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
+                   cname(p, p->fields.data[tb->cur[q]].name));
       }
-      buf_printf(b, "out%d_[x_] = ", q);
-      print_expr(&pr, ef->val, P_TOP, 0);
-      buf_puts(b, ";\n");
+      indent(b, dd + 1);
+      buf_puts(b, "}\n");
     } else {
-      const IrRed *rd = &k->reds.data[ef->ref];
-      const char *rn = cname(p, rd->name);
-      buf_puts(b, "if (t_ == T_ && own_) ");
-      if (rd->op == RED_SUM) {
-        buf_printf(b, "%s += ", rn);
-        print_expr(&pr, ef->val, P_TOP, 0);
-        buf_puts(b, ";\n");
-      } else {
-        buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
-        print_expr(&pr, ef->val, P_TOP, 0);
-        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
+      for (int q = 0; q < tb->npairs; q++) {
+        indent(b, dd + 1);
+        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
+                   cname(p, p->fields.data[tb->cur[q]].name));
       }
     }
-  }
-  indent(b, dd);
-  buf_puts(b, "} else {\n");
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, dd + 1);
-    buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
-               cname(p, p->fields.data[tb->cur[q]].name));
-  }
-  indent(b, dd);
-  buf_puts(b, "}\n");
-  indent(b, dd);
-  buf_puts(b, "if (own_ && t_ == T_) {\n");
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, dd + 1);
-    buf_printf(b, "%s[c_] = out%d_[x_];\n", p->fields.data[tb->scratch[q]].name, q);
-  }
-  indent(b, dd);
-  buf_puts(b, "} else if (own_ && t_ == T_ - 1 && prev_ && region_) {\n");
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, dd + 1);
-    buf_printf(b, "%s[c_] = out%d_[x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
-  }
-  indent(b, dd);
-  buf_puts(b, "}\n");
-  for (int d = r - 1; d >= 0; d--) {
-    indent(b, depth + 1 + d);
+    indent(b, dd);
     buf_puts(b, "}\n");
   }
+  /* Inside: the kernel's body; at step T with the reductions. */
+  if (k->reds.len) {
+    indent(b, dd);
+    buf_puts(b, "if (t_ == T_) {\n");
+    Buf rc = { 0 };
+    print_reduction_clause(&rc, p, k);
+    open_last(&c, "rlo_", "rhi_", 1, rc.s, dd + 1);
+    buf_free(&rc);
+    print_body(&c, 1, dd + 2);
+    indent(b, dd + 1);
+    buf_puts(b, "}\n");
+    indent(b, dd);
+    buf_puts(b, "} else {\n");
+    open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
+    print_body(&c, 0, dd + 2);
+    indent(b, dd + 1);
+    buf_puts(b, "}\n");
+    indent(b, dd);
+    buf_puts(b, "}\n");
+  } else {
+    open_last(&c, "rlo_", "rhi_", 1, NULL, dd);
+    print_body(&c, 0, dd + 1);
+    indent(b, dd);
+    buf_puts(b, "}\n");
+  }
+  close_rows(&c, depth + 1);
   indent(b, depth);
   buf_puts(b, "}\n");
+
+  /* ---- the tile's own points out ---- */
+  indent(b, depth);
+  buf_puts(b, "/* the tile's own points: step T to scratch, step T - 1 (in the region) to next */\n");
+  /* Own rows: positions [0, T<d>) inside the grid. */
+  for (int d = 0; d < r - 1; d++) {
+    indent(b, depth + d);
+    buf_printf(b, "for (long %s = 0; %s < %s && %s + %s < %s.n[%d]; %s++) {\n", pos[d], pos[d], tsz[d], org[d], pos[d],
+               gname, d, pos[d]);
+    print_coord(&c, d, depth + d + 1);
+  }
+  dd = depth + r - 1;
+  indent(b, dd);
+  buf_puts(b, "const long xr_ = ");
+  for (int d = 0; d < r - 1; d++)
+    buf_printf(b, "%s(%s + %s) * ts%d_", d ? " + " : "", pos[d], hal[d], d);
+  buf_printf(b, " + %s;\n", hal[last]);
+  indent(b, dd);
+  buf_puts(b, "const long cr_ = ");
+  for (int d = 0; d < r - 1; d++)
+    buf_printf(b, "%s%s * s%d_", d ? " + " : "", index_name(d), d);
+  buf_puts(b, ";\n");
+  indent(b, dd);
+  buf_printf(b, "const long hi_ = %s.n[%d] - %s < %s ? %s.n[%d] - %s : %s;\n", gname, last, org[last], tsz[last], gname,
+             last, org[last], tsz[last]);
+  open_last(&c, "0", "hi_", 1, NULL, dd);
+  for (int q = 0; q < tb->npairs; q++) {
+    indent(b, dd + 1);
+    buf_printf(b, "%s[c_] = lv%d_[T_ & 1][x_];\n", p->fields.data[tb->scratch[q]].name, q);
+  }
+  indent(b, dd);
+  buf_puts(b, "}\n");
+  indent(b, dd);
+  buf_puts(b, "if (prev_ && ");
+  for (int d = 0; d < r - 1; d++)
+    buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(d), index_name(d), index_name(d), index_name(d));
+  buf_puts(b, "1) {\n");
+  indent(b, dd + 1);
+  buf_printf(b, "const long rlo_ = %s_lo_ - %s > 0 ? %s_lo_ - %s : 0, rhi_ = %s_hi_ - %s < hi_ ? %s_hi_ - %s : hi_;\n",
+             kx, org[last], kx, org[last], kx, org[last], kx, org[last]);
+  open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
+  for (int q = 0; q < tb->npairs; q++) {
+    indent(b, dd + 2);
+    buf_printf(b, "%s[c_] = lv%d_[(T_ - 1) & 1][x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
+  }
+  indent(b, dd + 1);
+  buf_puts(b, "}\n");
+  indent(b, dd);
+  buf_puts(b, "}\n");
+  close_rows(&c, depth);
   indent(b, 2 + r);
   buf_puts(b, "}\n");
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "    free(lv%d_[0]);\n    free(lv%d_[1]);\n", q, q);
   buf_puts(b, "  }\n");
+
   /* Odd T: the next fields must now hold, outside the region, what cur
    * holds there (the swaps' alternation); nothing reads them any more.
    * The region is a box: each row skips its part of it. */
@@ -341,14 +529,13 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
         buf_puts(b, "const int inner_ = ");
         for (int e = 0; e < r - 1; e++)
           buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(e), index_name(e), index_name(e), index_name(e));
-        buf_printf(b, "%s_lo_ < %s_hi_;\n", index_name(r - 1), index_name(r - 1));
+        buf_printf(b, "%s_lo_ < %s_hi_;\n", kx, kx);
       }
     }
-    const char *last = index_name(r - 1);
     indent(b, 1 + r);
-    buf_printf(b, "if (inner_ && %s == %s_lo_) {\n", last, last);
+    buf_printf(b, "if (inner_ && %s == %s_lo_) {\n", kx, kx);
     indent(b, 2 + r);
-    buf_printf(b, "%s = %s_hi_ - 1;\n", last, last);
+    buf_printf(b, "%s = %s_hi_ - 1;\n", kx, kx);
     indent(b, 2 + r);
     buf_puts(b, "continue;\n");
     indent(b, 1 + r);
@@ -357,7 +544,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     buf_puts(b, "const long c_ = ");
     for (int d = 0; d < r - 1; d++)
       buf_printf(b, "%s * s%d_ + ", index_name(d), d);
-    buf_printf(b, "%s;\n", last);
+    buf_printf(b, "%s;\n", kx);
     for (int q = 0; q < tb->npairs; q++) {
       indent(b, 1 + r);
       buf_printf(b, "%s[c_] = %s[c_];\n", cname(p, p->fields.data[tb->next[q]].name),

@@ -8,19 +8,21 @@
  * the blocks (runtime/stn_cuda.h). */
 #include "backend/cg.h"
 #include "backend/cg_common.h"
+#include "backend/cg_cuda.h"
 #include <math.h>
 #include <stdlib.h>
 
-static const char *red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
+const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
+#define red_op cuda_red_op
 
 /* A level-0 value the per-point code needs becomes a kernel argument. */
-static int passed(const IrKernel *k, const int *use_level, int id)
+int cuda_passed(const IrKernel *k, const int *use_level, int id)
 {
   const IrNode *n = &k->nodes.data[id];
   return n->level == 0 && use_level[id] >= 1 && !(n->op == OP_CONST);
 }
 
-static const char *passed_name(const IrProgram *p, const IrKernel *k, char **names, int id)
+const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names, int id)
 {
   const IrNode *n = &k->nodes.data[id];
   if (n->op == OP_PARAM)
@@ -94,7 +96,7 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", (long)march_");
   for (int i = 0; i < k->nodes.len; i++)
-    if (passed(k, use_level, i)) {
+    if (cuda_passed(k, use_level, i)) {
       buf_puts(b, ", ");
       print_expr(hpr, i, P_TOP, 0);
     }
@@ -242,7 +244,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   char **names = value_names(p, k, use_level);
   char **dnames = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
   for (int i = 0; i < k->nodes.len; i++)
-    dnames[i] = passed(k, use_level, i) ? (char *)passed_name(p, k, names, i) : k->nodes.data[i].level == 0 ? NULL : names[i];
+    dnames[i] = cuda_passed(k, use_level, i) ? (char *)cuda_passed_name(p, k, names, i) : k->nodes.data[i].level == 0 ? NULL : names[i];
   int nthreads = k->block[0] * k->block[1] * k->block[2];
   if (k->gpu == GPU_STREAM && k->rank == 2)
     nthreads = k->block[0] * k->block[1];
@@ -277,7 +279,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", long march_");
   for (int i = 0; i < k->nodes.len; i++)
-    if (passed(k, use_level, i))
+    if (cuda_passed(k, use_level, i))
       buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), dnames[i]);
   buf_puts(b, ")\n{\n");
   for (int d = 0; d < k->rank - 1; d++)
@@ -448,6 +450,7 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .lazy_results = 1,
     .print_tables = print_tables,
     .print_kernel = print_kernel,
+    .print_tb = cg_cuda_print_tb,
   };
   cg_print_program(b, p, &t);
 }

@@ -19,9 +19,8 @@
  * which is the loop's last step: the remainder runs first.
  *
  * --tb=N fuses N steps (1: none); --tb=NAME=N for one kernel; --tb=auto
- * chooses: 4 steps for 2-D kernels and 2 for 3-D ones, whose halo grows
- * in two dimensions (docs/benchmarks.md measures these). The default is
- * no temporal blocking. */
+ * chooses per target and rank (auto_steps). The default is no temporal
+ * blocking. */
 #include "passes/passes.h"
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +148,17 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
   return 0;
 }
 
+/* --tb=auto: measured choices (docs/benchmarks.md). CUDA: 4 steps for
+ * 2-D kernels, 2 for 3-D ones (whose halo grows in two dimensions). CPU:
+ * 8 for 2-D kernels (bench/jacobi5.stn, 2 cores: 1.5x); 3-D tiles lost
+ * to the untiled loops at every T tried (diffusion3d 256^3: 0.5-0.7x). */
+static int auto_steps(const IrKernel *k, const PassOptions *o)
+{
+  if (o->target == TARGET_CUDA)
+    return k->rank == 2 ? 4 : 2;
+  return k->rank == 2 ? 8 : 1;
+}
+
 static int steps_for(const IrKernel *k, const PassOptions *o)
 {
   const char *spec = o->tb;
@@ -164,12 +174,12 @@ static int steps_for(const IrKernel *k, const PassOptions *o)
     if (!eq) {
       all = strncmp(s, "auto", len) == 0 && len == 4 ? 0 : atoi(s);
     } else if ((size_t)(eq - s) == strlen(k->name) && strncmp(s, k->name, (size_t)(eq - s)) == 0) {
-      return strncmp(eq + 1, "auto", 4) == 0 ? (k->rank == 2 ? 4 : 2) : atoi(eq + 1);
+      return strncmp(eq + 1, "auto", 4) == 0 ? auto_steps(k, o) : atoi(eq + 1);
     }
     s = end ? end + 1 : s + len;
   }
   if (all == 0)
-    return k->rank == 2 ? 4 : 2;
+    return auto_steps(k, o);
   return all > 0 ? all : 1;
 }
 
@@ -219,7 +229,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
         int steps = why ? 1 : steps_for(p->kernels.data[tb.kernel], o);
         if (!why && steps <= 1)
-          why = o->tb ? "--tb asks for 1 step per pass" : "temporal blocking is off (--tb=N or --tb=auto turns it on)";
+          why = !o->tb ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
+                : o->target != TARGET_CUDA && p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
+                ? "--tb=auto: on the CPU, 3-D tiles cost more than they save (docs/benchmarks.md)"
+                : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
         s->tb_why = why;

@@ -1,0 +1,13 @@
+/* cg_cuda.h: what the CUDA printer (cg_cuda.c) shares with the printer
+ * of its temporally blocked kernels (cg_cuda_tb.c). */
+#ifndef STN_CG_CUDA_H
+#define STN_CG_CUDA_H
+#include "backend/cg_common.h"
+
+const char *cuda_red_op(RedOp op);
+/* A level-0 value the per-point code needs: computed by the host wrapper
+ * and passed to the kernel, under this name. */
+int cuda_passed(const IrKernel *k, const int *use_level, int id);
+const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names, int id);
+void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
+#endif
