@@ -33,8 +33,42 @@ static int pair_of_next(const IrTb *tb, int f)
   return -1;
 }
 
-/* The step being printed: loads of cur fields read step t - 1's ring. */
-typedef struct TbCuda { const IrTb *tb; int t; } TbCuda;
+/* The step being printed: loads of cur fields read step t - 1's ring
+ * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL). */
+typedef struct TbCuda { const IrTb *tb; int t, ph, v; } TbCuda;
+
+static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
+static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
+
+/* TB_SHFL: where column v + dj of step t - 1's plane q_ + di lives: a
+ * register of this lane (L = 0) or of lane + L. */
+static void shfl_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
+{
+  int ns = 2 * c->tb->reach[0] + 1, V = c->tb->vec;
+  *slot = pos_mod(c->ph + di - c->t * c->tb->reach[0], ns);
+  *L = floor_div(c->v + dj, V);
+  *vv = pos_mod(c->v + dj, V);
+}
+
+static void shfl_name(Buf *b, int q, int slot, int vv, int L)
+{
+  buf_printf(b, "sh%d_%d_%d_%c%d_", q, slot, vv, L < 0 ? 'm' : 'p', abs(L));
+}
+
+static int reg_load(Printer *pr, const IrNode *n)
+{
+  const TbCuda *c = pr->hook;
+  int q = pair_of_cur(c->tb, n->ref);
+  if (q < 0)
+    return 0;
+  int slot, vv, L;
+  shfl_source(c, n->off[0], n->off[1], &slot, &vv, &L);
+  if (L == 0)
+    buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, slot, vv);
+  else
+    shfl_name(pr->b, q, slot, vv, L);
+  return 1;
+}
 
 static int ring_load(Printer *pr, const IrNode *n)
 {
@@ -69,6 +103,208 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
     buf_printf(b, "(%s >= -%d && %s < (I)%s.n[%d] + %d)", name, g->halo_lo[d], name, gname, d, g->halo_hi[d]);
 }
 
+/* The TB_SHFL kernel (2-D): warps stream along i independently. Lane l
+ * of a warp holds columns wj0_ + l V .. + V - 1 of every step's last 2r+1
+ * rows in registers, q<pair>_[step][slot][column], the ring unrolled so
+ * that every index is a constant: iteration it_ brings row s_ of step 0
+ * into slot it_ mod NS_, and the loop advances NS_ iterations at a time. */
+static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level, int predicated)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const IrGrid *g = &p->grids.data[k->grid];
+  const char *gname = cname(p, g->name);
+  TbCuda *hook = (TbCuda *)pr->hook;
+  int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, NS = 2 * R0 + 1;
+  int H = (T * R1 + V - 1) / V * V;
+  print_kernel_title(b, p, k);
+  buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", 32 * tb->warps,
+             k->name, gname);
+  for (int f = 0; f < p->fields.len; f++) {
+    int qc = pair_of_cur(tb, f), qn = pair_of_next(tb, f);
+    const char *ty = ctype(p->fields.data[f].ty);
+    if (qc >= 0)
+      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
+                 p->fields.data[tb->scratch[qc]].name);
+    else if (qn >= 0)
+      buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
+    else if (reads_field(k, f))
+      buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
+  }
+  if (k->reds.len)
+    buf_puts(b, ", double *__restrict__ stn_part");
+  for (int d = 0; d < 2; d++)
+    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
+  buf_puts(b, ", int prev_");
+  for (int i = 0; i < k->nodes.len; i++)
+    if (cuda_passed(k, use_level, i))
+      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), pr->names[i]);
+  buf_puts(b, ")\n{\n");
+  buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_, M_ = %d };\n", T, NS, V, H, tb->march);
+  buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
+  print_red_locals(b, p, k);
+  buf_puts(b, "  const int lane_ = threadIdx.x & 31;\n");
+  buf_puts(b, "  const long wj0_ = ((long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * OWN_ - H_ + lane_ * V_;\n");
+  buf_puts(b, "  const bool own_lane_ = lane_ >= H_ / V_ && lane_ < 32 - H_ / V_;\n");
+  for (int v = 0; v < V; v++) {
+    char e[32];
+    snprintf(e, sizeof e, "wj0_ + %d", v);
+    char nm[16];
+    snprintf(nm, sizeof nm, "j%d_", v);
+    print_wrapped(b, g, gname, 1, nm, e, 1);
+    buf_printf(b, "  const bool ca%d_ = ", v);
+    print_allocated(b, g, gname, 1, nm);
+    buf_printf(b, ", cr%d_ = %s >= j_lo_ && %s < j_hi_, own%d_ = own_lane_ && wj0_ + %d < (long)%s.n[1];\n", v, nm, nm, v, v,
+               gname);
+  }
+  buf_printf(b, "  const long i0_ = (long)blockIdx.y * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
+             gname, gname);
+  for (int q = 0; q < tb->npairs; q++) {
+    const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[V_];  /* %s: every step's last rows; the next row of step 0 */\n", ty, q,
+               q, p->fields.data[tb->cur[q]].label);
+  }
+  buf_puts(b, "  auto fetch_ = [&](long s_) {\n");
+  print_wrapped(b, g, gname, 0, "i", "s_", 2);
+  buf_puts(b, "    const bool pa_ = ");
+  print_allocated(b, g, gname, 0, "i");
+  buf_puts(b, ";\n");
+  for (int q = 0; q < tb->npairs; q++)
+    for (int v = 0; v < V; v++)
+      buf_printf(b, "    pf%d_[%d] = pa_ && ca%d_ ? %s[i * s0_ + j%d_] : (%s)0;\n", q, v, v,
+                 cname(p, p->fields.data[tb->cur[q]].name), v, ctype(p->fields.data[tb->cur[q]].ty));
+  buf_puts(b, "  };\n");
+  buf_printf(b, "  fetch_(i0_ - T_ * %d);\n", R0);
+  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + 2 * T_ * %d;\n", R0);
+  buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
+  for (int ph = 0; ph < NS; ph++) {
+    buf_printf(b, "    if (it0_ + %d < iters_) { /* row s_ of step 0 into slot %d */\n", ph, ph);
+    buf_printf(b, "      const long s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
+    for (int q = 0; q < tb->npairs; q++)
+      for (int v = 0; v < V; v++)
+        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d];\n", q, ph, v, q, v);
+    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + 1);\n", ph + 1);
+    for (int t = 1; t <= T; t++) {
+      hook->t = t;
+      hook->ph = ph;
+      buf_printf(b, "      if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * R0,
+                 (T - t) * R0, t * R0, (T - t) * R0, t, t * R0);
+      buf_printf(b, "        const long q_ = s_ - %d;\n", t * R0);
+      print_wrapped(b, g, gname, 0, "i", "q_", 4);
+      buf_puts(b, "        const bool pa_ = ");
+      print_allocated(b, g, gname, 0, "i");
+      buf_puts(b, ", pr_ = i >= i_lo_ && i < i_hi_;\n");
+      /* The neighbours' registers this step reads, by shuffle. */
+      Vec(int) seen = { 0 };
+      for (int v = 0; v < V; v++) {
+        hook->v = v;
+        for (int n = 0; n < k->nodes.len; n++) {
+          const IrNode *nd = &k->nodes.data[n];
+          int q = nd->op == OP_LOAD ? pair_of_cur(tb, nd->ref) : -1;
+          if (q < 0)
+            continue;
+          int slot, vv, L;
+          shfl_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
+          if (L == 0)
+            continue;
+          int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
+          for (int x = 0; x < seen.len && !dup; x++)
+            dup = seen.data[x] == key;
+          if (dup)
+            continue;
+          vec_push(&seen, key);
+          buf_printf(b, "        const %s ", ctype(p->fields.data[tb->cur[q]].ty));
+          shfl_name(b, q, slot, vv, L);
+          buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot, vv,
+                     abs(L));
+        }
+      }
+      vec_free(&seen);
+      int out_slot = pos_mod(ph - t * R0, NS);
+      for (int v = 0; v < V; v++) {
+        hook->v = v;
+        pr->last_line = v ? 1 << 30 : 0;
+        buf_printf(b, "        { /* column %d */\n", v);
+        buf_printf(b, "          const I j = j%d_, c_ = i * s0_ + j;\n", v);
+        for (int q = 0; q < tb->npairs; q++)
+          buf_printf(b, "          %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
+        buf_printf(b, "          if (pr_ && cr%d_) {\n", v);
+        for (int d = 0; d < 2; d++)
+          print_wrap_decls(pr, d, 6, "I");
+        for (int lv = 1; lv <= 2; lv++)
+          emit_level(pr, lv, 6);
+        if (predicated) /* a store that does not fire leaves step t - 2 */
+          for (int q = 0; q < tb->npairs; q++) {
+            indent(b, 6);
+            if (t == 1)
+              buf_printf(b, "v%d_ = %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name));
+            else
+              buf_printf(b, "v%d_ = q%d_[%d][%d][%d];\n", q, q, t - 2, out_slot, v);
+          }
+        for (int e = 0; e < k->effects.len; e++) {
+          const IrEffect *ef = &k->effects.data[e];
+          if (ef->kind == EFF_REDUCE && t < T)
+            continue;
+          line_comment(pr, k->nodes.data[ef->val].span, 6);
+          indent(b, 6);
+          if (ef->pred >= 0) {
+            buf_puts(b, "if (");
+            print_expr(pr, ef->pred, P_TOP, 0);
+            buf_puts(b, ") ");
+          }
+          if (ef->kind == EFF_STORE) {
+            buf_printf(b, "v%d_ = ", pair_of_next(tb, ef->ref));
+            print_expr(pr, ef->val, P_TOP, 0);
+            buf_puts(b, ";\n");
+            continue;
+          }
+          const IrRed *rd = &k->reds.data[ef->ref];
+          const char *rn = cname(p, rd->name);
+          buf_printf(b, "if (own%d_ && q_ >= i0_ && q_ < i1_) ", v);
+          if (rd->op == RED_SUM) {
+            buf_printf(b, "%s += ", rn);
+            print_expr(pr, ef->val, P_TOP, 0);
+            buf_puts(b, ";\n");
+          } else {
+            buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
+            print_expr(pr, ef->val, P_TOP, 0);
+            buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
+          }
+        }
+        buf_puts(b, "          } else {\n");
+        for (int q = 0; q < tb->npairs; q++)
+          buf_printf(b, "            v%d_ = pa_ && ca%d_ ? %s[c_] : (%s)0;\n", q, v,
+                     cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ctype(p->fields.data[tb->cur[q]].ty));
+        buf_puts(b, "          }\n");
+        for (int q = 0; q < tb->npairs; q++) {
+          if (t < T)
+            buf_printf(b, "          q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
+          else
+            buf_printf(b, "          if (own%d_ && q_ >= i0_ && q_ < i1_)\n            %s[c_] = v%d_;\n", v,
+                       p->fields.data[tb->scratch[q]].name, q);
+          if (t == T - 1)
+            buf_printf(b, "          if (prev_ && own%d_ && pr_ && cr%d_ && q_ >= i0_ && q_ < i1_)\n            %s[c_] = v%d_;\n",
+                       v, v, cname(p, p->fields.data[tb->next[q]].name), q);
+        }
+        buf_puts(b, "        }\n");
+      }
+      buf_puts(b, "      }\n");
+    }
+    buf_puts(b, "    }\n");
+  }
+  buf_puts(b, "  }\n");
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *rd = &k->reds.data[i];
+    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", cuda_red_op(rd->op), cname(p, rd->name));
+    buf_puts(b, "    if (threadIdx.x == 0)\n");
+    if (k->gpu_atomic)
+      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", cuda_red_op(rd->op), i);
+    else
+      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
+  }
+  buf_puts(b, "}\n\n");
+}
+
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
 {
   (void)opts;
@@ -89,13 +325,18 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
     skip[f] = pair_of_cur(tb, f) >= 0;
-  TbCuda hook = { tb, 1 };
+  TbCuda hook = { tb, 1, 0, 0 };
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1, .print_load = ring_load,
                  .hook = &hook, .wrap_skip = skip };
   int predicated = 0;
   for (int e = 0; e < k->effects.len; e++)
     predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+  const char *kx = index_name(r - 1);
 
+  if (tb->cuda == TB_SHFL) {
+    pr.print_load = reg_load;
+    print_shfl_kernel(b, p, tb, &pr, use_level, predicated);
+  } else {
   /* ---- the device kernel ---- */
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
@@ -138,7 +379,6 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   for (int d = 0; d < r - 1; d++)
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
   print_red_locals(b, p, k);
-  const char *kx = index_name(r - 1);
   buf_puts(b, "  const int tx_ = threadIdx.x;\n");
   buf_printf(b, "  const long kk_ = (long)blockIdx.x * (BX_ - 2 * H2_) - H2_ + tx_;\n");
   print_wrapped(b, g, gname, r - 1, kx, "kk_", 1);
@@ -165,20 +405,30 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_puts(b, ";\n");
   buf_printf(b, "  const long i0_ = (long)blockIdx.%s * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
              r == 3 ? "z" : "y", gname, gname);
-  buf_printf(b, "  for (long s_ = i0_ - T_ * %d; s_ < i1_ + T_ * %d; s_++) {\n", R0, R0);
-  /* step 0: plane s_ of cur */
-  buf_puts(b, "    {\n");
-  print_wrapped(b, g, gname, 0, "i", "s_", 3);
-  buf_printf(b, "      const int sl_ = (int)(((s_ %% NS_) + NS_) %% NS_);\n");
-  buf_puts(b, "      const bool in_ = col_alloc_ && ");
+  /* Iteration it_ brings plane s_ = i0_ - T r + it_ of step 0; plane
+   * s_ + d lives in ring slot (it_ + d) mod NS_ (small ints: cheap). The
+   * next plane's values are loaded while this one is computed. */
+  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + 2 * T_ * %d;\n", R0);
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "  %s pf%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
+  buf_puts(b, "  auto fetch_ = [&](long s_) {\n");
+  print_wrapped(b, g, gname, 0, "i", "s_", 2);
+  buf_puts(b, "    const bool in_ = col_alloc_ && ");
   print_allocated(b, g, gname, 0, "i");
-  buf_puts(b, ";\n      const I c_ = ");
+  buf_puts(b, ";\n    const I c_ = ");
   buf_printf(b, "i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
-  for (int q = 0; q < tb->npairs; q++) {
-    const char *cur = cname(p, p->fields.data[tb->cur[q]].name);
-    buf_printf(b, "      lv%d_[0][sl_]%s[tx_] = in_ ? %s[c_] : (%s)0;\n", q, r == 3 ? "[ty_]" : "", cur,
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "    pf%d_ = in_ ? %s[c_] : (%s)0;\n", q, cname(p, p->fields.data[tb->cur[q]].name),
                ctype(p->fields.data[tb->cur[q]].ty));
-  }
+  buf_puts(b, "  };\n");
+  buf_printf(b, "  fetch_(i0_ - T_ * %d);\n", R0);
+  buf_puts(b, "  for (int it_ = 0; it_ < iters_; it_++) {\n");
+  buf_printf(b, "    const long s_ = i0_ - T_ * %d + it_;\n", R0);
+  buf_puts(b, "    { /* step 0: plane s_ of cur, fetched last iteration; fetch the next */\n");
+  buf_puts(b, "      const int sl_ = it_ % NS_;\n");
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "      lv%d_[0][sl_]%s[tx_] = pf%d_;\n", q, r == 3 ? "[ty_]" : "", q);
+  buf_puts(b, "      if (it_ + 1 < iters_)\n        fetch_(s_ + 1);\n");
   buf_puts(b, "    }\n    __syncthreads();\n");
   for (int t = 1; t <= T; t++) {
     hook.t = t;
@@ -196,9 +446,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       int used = o == 0;
       for (int j = 0; j < k->nodes.len && !used; j++)
         used = k->nodes.data[j].op == OP_LOAD && pair_of_cur(tb, k->nodes.data[j].ref) >= 0 && k->nodes.data[j].off[0] == o;
-      if (used)
-        buf_printf(b, "        const int sl_%c%d_ = (int)((((q_ + %d) %% NS_) + NS_) %% NS_);\n", o < 0 ? 'm' : 'p', abs(o),
-                   o);
+      if (used) /* plane q_ + o = s_ + d, d = o - t r */
+        buf_printf(b, "        const int sl_%c%d_ = (it_ + %d) %% NS_;\n", o < 0 ? 'm' : 'p', abs(o),
+                   (((o - t * R0) % NS) + NS) % NS);
     }
     buf_puts(b, "        const I c_ = ");
     buf_printf(b, "i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
@@ -284,6 +534,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   }
   buf_puts(b, "}\n\n");
 
+  }
+
   /* Odd T: next takes cur's values outside the region (nothing reads it now). */
   if (T % 2) {
     buf_printf(b, "/* after an odd number of steps, next holds cur's values outside the region of %s */\n", k->name);
@@ -328,7 +580,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_printf(b, "  static stn_kprof prof_ = { \"%s x%d\", %d, %d, 0, 0, 0, NULL };\n", k->name, T, k->flops,
              k->bytes_read + k->bytes_written);
   size_t smem = 0;
-  for (int q = 0; q < tb->npairs; q++)
+  for (int q = 0; q < tb->npairs && tb->cuda == TB_SMEM; q++)
     smem += (size_t)(p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4) * (size_t)(T * NS * BY * BX);
   buf_printf(b, "  const size_t smem_ = %zu;  /* the rings of all pairs */\n", smem);
   if (k->reds.len) {
@@ -344,8 +596,14 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, "};\n");
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
-  buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
-  buf_printf(b, "  const dim3 grid((unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, BX - 2 * T * R2, BX - 2 * T * R2);
+  if (tb->cuda == TB_SHFL) {
+    int H = (T * R2 + tb->vec - 1) / tb->vec * tb->vec, own = tb->warps * (32 * tb->vec - 2 * H);
+    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
+    buf_printf(b, "  const dim3 grid((unsigned)((%s.n[1] + %d - 1) / %d)", gname, own, own);
+  } else {
+    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
+    buf_printf(b, "  const dim3 grid((unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, BX - 2 * T * R2, BX - 2 * T * R2);
+  }
   if (r == 3)
     buf_printf(b, ", (unsigned)((%s.n[1] + %d - 1) / %d)", gname, BY - 2 * T * R1, BY - 2 * T * R1);
   buf_printf(b, ", (unsigned)((%s.n[0] + %d - 1) / %d)%s);\n", gname, tb->march, tb->march, r == 3 ? "" : ", 1");

@@ -131,9 +131,12 @@ typedef struct IrTb {
   int cur[MAX_TB_PAIRS], next[MAX_TB_PAIRS], scratch[MAX_TB_PAIRS];  /* field ids */
   int reach[MAX_RANK];     /* largest |offset| of K's reads of the cur fields, per dimension */
   int prev_live;           /* main reads a next field after the loop: always write step s + steps - 1 */
-  /* CUDA (decided in the pass): threads per block along the contiguous
-   * dimension and the next; planes of dimension 0 per block */
+  /* CUDA (decided in the pass): how the steps are realised, threads per
+   * block along the contiguous dimension and the next, planes of
+   * dimension 0 per block; TB_SHFL: points per lane and warps per block */
+  enum { TB_SMEM, TB_SHFL } cuda;
   int block[MAX_RANK], march;
+  int vec, warps;
   /* C/OpenMP: the points of a tile per dimension (without its halo) */
   int tile[MAX_RANK];
   const char *why;         /* one line: what was decided and why */

@@ -189,13 +189,38 @@ static int steps_for(const IrKernel *k, const PassOptions *o)
 static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   if (k->rank == 2) {
-    t->block[0] = o->block[0] ? o->block[0] : 256;
+    /* 2-D: registers and warp shuffles. Each lane keeps `vec` neighbouring
+     * columns of every step's last 2r + 1 rows; the neighbours of its edge
+     * columns come from the next lanes by shuffles, so the warps of a
+     * block never wait for each other. As many columns per lane as fit
+     * ~128 registers of queues. */
+    int ns = 2 * t->reach[0] + 1;
+    t->cuda = TB_SHFL;
+    t->vec = 4;
+    while (t->vec > 1 && t->npairs * (t->steps * ns + 1) * t->vec > 128)
+      t->vec /= 2;
+    t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
+    t->block[0] = 32 * t->warps;
     t->block[1] = 1;
-  } else {
-    t->block[0] = o->block[0] ? o->block[0] : 32;
-    t->block[1] = o->block[1] ? o->block[1] : 16;
+    t->march = o->march ? o->march : 128;
+    return;
   }
-  t->march = o->march ? o->march : k->rank == 2 ? 128 : 64;
+  t->cuda = TB_SMEM;
+  {
+    /* At least half the tile's rows and columns its own: wider blocks for
+     * more steps, up to 1024 threads. */
+    int hx = 2 * t->steps * t->reach[2], hy = 2 * t->steps * t->reach[1];
+    t->block[0] = o->block[0] ? o->block[0] : hx <= 16 ? 32 : 64;
+    t->block[1] = o->block[1] ? o->block[1] : 16;
+    while (!o->block[1] && t->block[1] < 2 * hy && t->block[0] * t->block[1] * 2 <= 1024)
+      t->block[1] *= 2;
+  }
+  t->march = o->march ? o->march : 64;
+}
+
+/* CPU tiles */
+static void choose_tiles(IrTb *t, const IrKernel *k)
+{
   /* CPU tiles: each thread's two level buffers per pair within ~1 MB
    * (its share of a last-level cache), rows along the contiguous
    * dimension 512 (2-D) or 128 (3-D) points long. */
@@ -247,9 +272,26 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             t->prev_live |= mentions(p, blk, i + 1, t->next[q]);
           const IrKernel *k = p->kernels.data[t->kernel];
           choose_shape(t, k, o);
+          choose_tiles(t, k);
+          int halo_x = steps * t->reach[k->rank - 1];
+          if (t->cuda == TB_SHFL) /* whole lanes of halo */
+            halo_x = (halo_x + t->vec - 1) / t->vec * t->vec;
+          int own_x = (t->cuda == TB_SHFL ? 32 * t->vec : t->block[0]) - 2 * halo_x;
+          int own_y = k->rank == 3 ? t->block[1] - 2 * steps * t->reach[1] : 1;
+          if (o->target == TARGET_CUDA && (own_x < 1 || own_y < 1)) {
+            s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
+                                     "use a larger --block or fewer steps", t->block[0], t->block[1], steps,
+                                     t->reach[k->rank - 2], t->reach[k->rank - 1]);
+            visit(p, o, &s->body, 1);
+            continue;
+          }
           const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
                                            : arena_printf(p->arena, "%d:%d", t->reach[0], t->reach[1]);
-          if (o->target == TARGET_CUDA)
+          if (o->target == TARGET_CUDA && t->cuda == TB_SHFL)
+            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each warp streams along i with every "
+                                  "step's rows in registers, %d columns per lane, neighbours by warp shuffles; %d "
+                                  "warps per block, marching %d rows", steps, k->name, reach, t->vec, t->warps, t->march);
+          else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %d planes", steps, k->name, reach,
                                   t->block[0], t->block[1], t->march);
