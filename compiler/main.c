@@ -52,6 +52,8 @@ static const OptDef optdefs[] = {
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
+  { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each lane computes (1, 2, 4 or 8; default: "
+                           "as many as fit the registers)" },
   { "--tb", VALUE, "N|auto|K=N,...", "temporal blocking: fuse N steps of each time loop per pass (auto: chosen per kernel; "
                                      "K=N for kernel K only; default: none)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
@@ -185,6 +187,11 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
     else if (streq(n, "--tb")) o->pass.tb = value;
+    else if (streq(n, "--tb-vec")) {
+      parse_int(value, "--tb-vec", &o->pass.tb_vec);
+      if (o->pass.tb_vec != 1 && o->pass.tb_vec != 2 && o->pass.tb_vec != 4 && o->pass.tb_vec != 8)
+        bad_usage("--tb-vec=%s: columns per lane are 1, 2, 4 or 8", value);
+    }
     else if (streq(n, "--list-passes")) o->list_passes = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
     else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;

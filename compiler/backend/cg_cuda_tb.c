@@ -159,31 +159,62 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   }
   buf_printf(b, "  const long i0_ = (long)blockIdx.y * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
              gname, gname);
+  /* Rows of step 0 are fetched PF_ rows ahead (loads in flight while
+   * earlier rows are computed), 16 bytes at a time where a lane's columns
+   * allow it: all allocated, not wrapping. */
+  int D = 2;
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[V_];  /* %s: every step's last rows; the next row of step 0 */\n", ty, q,
-               q, p->fields.data[tb->cur[q]].label);
+    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[%d][V_];  /* %s: every step's last rows; the next rows of step 0 */\n", ty,
+               q, q, D, p->fields.data[tb->cur[q]].label);
   }
-  buf_puts(b, "  auto fetch_ = [&](long s_) {\n");
+  int vec_bytes = 0; /* a lane's columns of every pair as 16-byte loads */
+  if (!g->periodic[1]) {
+    vec_bytes = 1;
+    for (int q = 0; q < tb->npairs; q++)
+      vec_bytes &= (V * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4)) % 16 == 0;
+  }
+  if (vec_bytes)
+    buf_printf(b, "  const bool vok_ = ca0_ && ca%d_;  /* whole 16-byte loads and stores */\n", V - 1);
+  buf_puts(b, "  auto fetch_ = [&](long s_, int d_) {\n");
   print_wrapped(b, g, gname, 0, "i", "s_", 2);
   buf_puts(b, "    const bool pa_ = ");
   print_allocated(b, g, gname, 0, "i");
   buf_puts(b, ";\n");
-  for (int q = 0; q < tb->npairs; q++)
+  for (int q = 0; q < tb->npairs; q++) {
+    const char *ty = ctype(p->fields.data[tb->cur[q]].ty), *cur = cname(p, p->fields.data[tb->cur[q]].name);
+    int dbl = p->fields.data[tb->cur[q]].ty == TY_DOUBLE;
+    if (vec_bytes) {
+      buf_puts(b, "    if (pa_ && vok_) {\n");
+      for (int v = 0; v < V; v += dbl ? 2 : 4) {
+        buf_printf(b, "      const %s w%d_ = *(const %s *)&%s[i * s0_ + j%d_];\n", dbl ? "double2" : "float4", v,
+                   dbl ? "double2" : "float4", cur, v);
+        for (int e = 0; e < (dbl ? 2 : 4); e++)
+          buf_printf(b, "      pf%d_[d_][%d] = w%d_.%c;\n", q, v + e, v, "xyzw"[e]);
+      }
+      buf_puts(b, "    } else {\n");
+    }
     for (int v = 0; v < V; v++)
-      buf_printf(b, "    pf%d_[%d] = pa_ && ca%d_ ? %s[i * s0_ + j%d_] : (%s)0;\n", q, v, v,
-                 cname(p, p->fields.data[tb->cur[q]].name), v, ctype(p->fields.data[tb->cur[q]].ty));
+      buf_printf(b, "    %spf%d_[d_][%d] = pa_ && ca%d_ ? %s[i * s0_ + j%d_] : (%s)0;\n", vec_bytes ? "  " : "", q, v,
+                 v, cur, v, ty);
+    if (vec_bytes)
+      buf_puts(b, "    }\n");
+  }
   buf_puts(b, "  };\n");
-  buf_printf(b, "  fetch_(i0_ - T_ * %d);\n", R0);
+  for (int d = 0; d < D; d++)
+    buf_printf(b, "  fetch_(i0_ - T_ * %d + %d, %d);\n", R0, d, d);
   buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + 2 * T_ * %d;\n", R0);
   buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
   for (int ph = 0; ph < NS; ph++) {
     buf_printf(b, "    if (it0_ + %d < iters_) { /* row s_ of step 0 into slot %d */\n", ph, ph);
     buf_printf(b, "      const long s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
     for (int q = 0; q < tb->npairs; q++)
-      for (int v = 0; v < V; v++)
-        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d];\n", q, ph, v, q, v);
-    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + 1);\n", ph + 1);
+      for (int v = 0; v < V; v++) {
+        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[0][%d];\n", q, ph, v, q, v);
+        for (int d = 1; d < D; d++)
+          buf_printf(b, "      pf%d_[%d][%d] = pf%d_[%d][%d];\n", q, d - 1, v, q, d, v);
+      }
+    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + %d, %d);\n", ph + D, D, D - 1);
     for (int t = 1; t <= T; t++) {
       hook->t = t;
       hook->ph = ph;
@@ -221,6 +252,9 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
       }
       vec_free(&seen);
       int out_slot = pos_mod(ph - t * R0, NS);
+      if (t == T)
+        for (int q = 0; q < tb->npairs; q++)
+          buf_printf(b, "        %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
       for (int v = 0; v < V; v++) {
         hook->v = v;
         pr->last_line = v ? 1 << 30 : 0;
@@ -280,12 +314,36 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
           if (t < T)
             buf_printf(b, "          q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
           else
-            buf_printf(b, "          if (own%d_ && q_ >= i0_ && q_ < i1_)\n            %s[c_] = v%d_;\n", v,
-                       p->fields.data[tb->scratch[q]].name, q);
+            buf_printf(b, "          o%d_[%d] = v%d_;\n", q, v, q);
           if (t == T - 1)
             buf_printf(b, "          if (prev_ && own%d_ && pr_ && cr%d_ && q_ >= i0_ && q_ < i1_)\n            %s[c_] = v%d_;\n",
                        v, v, cname(p, p->fields.data[tb->next[q]].name), q);
         }
+        buf_puts(b, "        }\n");
+      }
+      if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
+        buf_puts(b, "        if (q_ >= i0_ && q_ < i1_) {\n");
+        if (vec_bytes) {
+          buf_printf(b, "          if (vok_ && own0_ && own%d_) {\n", V - 1);
+          for (int q = 0; q < tb->npairs; q++) {
+            int dbl = p->fields.data[tb->cur[q]].ty == TY_DOUBLE;
+            for (int v = 0; v < V; v += dbl ? 2 : 4) {
+              if (dbl)
+                buf_printf(b, "            *(double2 *)&%s[i * s0_ + j%d_] = make_double2(o%d_[%d], o%d_[%d]);\n",
+                           p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1);
+              else
+                buf_printf(b, "            *(float4 *)&%s[i * s0_ + j%d_] = make_float4(o%d_[%d], o%d_[%d], o%d_[%d], o%d_[%d]);\n",
+                           p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1, q, v + 2, q, v + 3);
+            }
+          }
+          buf_puts(b, "          } else {\n");
+        }
+        for (int v = 0; v < V; v++)
+          for (int q = 0; q < tb->npairs; q++)
+            buf_printf(b, "          %sif (own%d_)\n            %s%s[i * s0_ + j%d_] = o%d_[%d];\n", vec_bytes ? "  " : "", v,
+                       vec_bytes ? "  " : "", p->fields.data[tb->scratch[q]].name, v, q, v);
+        if (vec_bytes)
+          buf_puts(b, "          }\n");
         buf_puts(b, "        }\n");
       }
       buf_puts(b, "      }\n");

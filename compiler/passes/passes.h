@@ -16,6 +16,7 @@ typedef struct PassOptions {
   int march;               /* --march=N; 0: the default */
   int atomic_reductions;   /* --no-deterministic-reductions */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
+  int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per lane (0: chosen) */
   FILE *dump;
 } PassOptions;
 

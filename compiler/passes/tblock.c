@@ -199,6 +199,8 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
     t->vec = 4;
     while (t->vec > 1 && t->npairs * (t->steps * ns + 1) * t->vec > 128)
       t->vec /= 2;
+    if (o->tb_vec)
+      t->vec = o->tb_vec;
     t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
