@@ -35,7 +35,15 @@ static int pair_of_next(const IrTb *tb, int f)
 
 /* The step being printed: loads of cur fields read step t - 1's ring
  * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL). */
-typedef struct TbCuda { const IrTb *tb; int t, ph, v; } TbCuda;
+typedef struct TbCuda { const IrTb *tb; int t, ph, v, ns; } TbCuda;
+
+/* Skewed schedule: in the iteration that brings row s of step 0, step t
+ * computes row s - t LAG, LAG = r + 1, so that every step reads only rows
+ * the step before finished in earlier iterations: the steps of one
+ * iteration are independent (computed from T down to 1), which keeps
+ * many loads and sums in flight, and shared memory needs one barrier per
+ * iteration. */
+static int lag(const IrTb *tb) { return tb->reach[0] + 1; }
 
 static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
 static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
@@ -44,8 +52,8 @@ static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m)
  * register of this lane (L = 0) or of lane + L. */
 static void shfl_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
 {
-  int ns = 2 * c->tb->reach[0] + 1, V = c->tb->vec;
-  *slot = pos_mod(c->ph + di - c->t * c->tb->reach[0], ns);
+  int V = c->tb->vec;
+  *slot = pos_mod(c->ph + di - c->t * lag(c->tb), c->ns);
   *L = floor_div(c->v + dj, V);
   *vv = pos_mod(c->v + dj, V);
 }
@@ -103,6 +111,84 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
     buf_printf(b, "(%s >= -%d && %s < (I)%s.n[%d] + %d)", name, g->halo_lo[d], name, gname, d, g->halo_hi[d]);
 }
 
+/* TB_SHFL: column v of step t in phase ph. fast: known to be in the region. */
+static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
+                              int predicated, int fast)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  TbCuda *hook = (TbCuda *)pr->hook;
+  int T = tb->steps, x = fast ? 1 : 0; /* extra indentation of the region's code */
+  hook->t = t;
+  hook->ph = ph;
+  hook->v = v;
+  pr->last_line = v || !fast ? 1 << 30 : 0;
+  buf_printf(b, "          { /* column %d */\n", v);
+  buf_printf(b, "            const I j = j%d_, c_ = i * s0_ + j;\n", v);
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "            %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
+  if (!fast)
+    buf_printf(b, "            if (pr_ && cr%d_) {\n", v);
+  for (int d = 0; d < 2; d++)
+    print_wrap_decls(pr, d, 7 - x, "I");
+  for (int lv = 1; lv <= 2; lv++)
+    emit_level(pr, lv, 7 - x);
+  if (predicated) /* a store that does not fire leaves step t - 2 */
+    for (int q = 0; q < tb->npairs; q++) {
+      indent(b, 7 - x);
+      if (t == 1)
+        buf_printf(b, "v%d_ = %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name));
+      else
+        buf_printf(b, "v%d_ = q%d_[%d][%d][%d];\n", q, q, t - 2, out_slot, v);
+    }
+  for (int e = 0; e < k->effects.len; e++) {
+    const IrEffect *ef = &k->effects.data[e];
+    if (ef->kind == EFF_REDUCE && t < T)
+      continue;
+    line_comment(pr, k->nodes.data[ef->val].span, 7 - x);
+    indent(b, 7 - x);
+    if (ef->pred >= 0) {
+      buf_puts(b, "if (");
+      print_expr(pr, ef->pred, P_TOP, 0);
+      buf_puts(b, ") ");
+    }
+    if (ef->kind == EFF_STORE) {
+      buf_printf(b, "v%d_ = ", pair_of_next(tb, ef->ref));
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_puts(b, ";\n");
+      continue;
+    }
+    const IrRed *rd = &k->reds.data[ef->ref];
+    const char *rn = cname(p, rd->name);
+    buf_printf(b, "if (own%d_ && q_ >= i0_ && q_ < i1_) ", v);
+    if (rd->op == RED_SUM) {
+      buf_printf(b, "%s += ", rn);
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_puts(b, ";\n");
+    } else {
+      buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
+      print_expr(pr, ef->val, P_TOP, 0);
+      buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
+    }
+  }
+  if (!fast) {
+    buf_puts(b, "            } else {\n");
+    for (int q = 0; q < tb->npairs; q++)
+      buf_printf(b, "              v%d_ = pa_ && ca%d_ ? %s[c_] : (%s)0;\n", q, v,
+                 cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ctype(p->fields.data[tb->cur[q]].ty));
+    buf_puts(b, "            }\n");
+  }
+  for (int q = 0; q < tb->npairs; q++) {
+    if (t < T)
+      buf_printf(b, "            q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
+    else
+      buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
+    if (t == T - 1)
+      buf_printf(b, "            if (prev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n", v,
+                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
+  }
+  buf_puts(b, "          }\n");
+}
+
 /* The TB_SHFL kernel (2-D): warps stream along i independently. Lane l
  * of a warp holds columns wj0_ + l V .. + V - 1 of every step's last 2r+1
  * rows in registers, q<pair>_[step][slot][column], the ring unrolled so
@@ -114,8 +200,11 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
   TbCuda *hook = (TbCuda *)pr->hook;
-  int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, NS = 2 * R0 + 1;
+  /* Ring of 2r + 1 rows per step (one more when a predicated store reads
+   * step t - 2 at the row being computed). */
+  int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
   int H = (T * R1 + V - 1) / V * V;
+  hook->ns = NS;
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
   buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", 32 * tb->warps,
@@ -157,6 +246,10 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
     buf_printf(b, ", cr%d_ = %s >= j_lo_ && %s < j_hi_, own%d_ = own_lane_ && wj0_ + %d < (long)%s.n[1];\n", v, nm, nm, v, v,
                gname);
   }
+  buf_puts(b, "  const bool crall_ = cr0_");
+  for (int v = 1; v < V; v++)
+    buf_printf(b, " && cr%d_", v);
+  buf_puts(b, ";  /* all this lane's columns in the region */\n");
   buf_printf(b, "  const long i0_ = (long)blockIdx.y * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
              gname, gname);
   /* Rows of step 0 are fetched PF_ rows ahead (loads in flight while
@@ -203,24 +296,18 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   buf_puts(b, "  };\n");
   for (int d = 0; d < D; d++)
     buf_printf(b, "  fetch_(i0_ - T_ * %d + %d, %d);\n", R0, d, d);
-  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + 2 * T_ * %d;\n", R0);
+  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + T_ * %d;  /* rows of step 0: first i0_ - T r */\n", R0 + LAG);
   buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
   for (int ph = 0; ph < NS; ph++) {
-    buf_printf(b, "    if (it0_ + %d < iters_) { /* row s_ of step 0 into slot %d */\n", ph, ph);
+    buf_printf(b, "    if (it0_ + %d < iters_) { /* iteration it0_ + %d: row s_ of step 0 comes last, into slot %d */\n", ph,
+               ph, ph);
     buf_printf(b, "      const long s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
-    for (int q = 0; q < tb->npairs; q++)
-      for (int v = 0; v < V; v++) {
-        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[0][%d];\n", q, ph, v, q, v);
-        for (int d = 1; d < D; d++)
-          buf_printf(b, "      pf%d_[%d][%d] = pf%d_[%d][%d];\n", q, d - 1, v, q, d, v);
-      }
-    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + %d, %d);\n", ph + D, D, D - 1);
-    for (int t = 1; t <= T; t++) {
+    for (int t = T; t >= 1; t--) {
       hook->t = t;
       hook->ph = ph;
-      buf_printf(b, "      if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * R0,
-                 (T - t) * R0, t * R0, (T - t) * R0, t, t * R0);
-      buf_printf(b, "        const long q_ = s_ - %d;\n", t * R0);
+      buf_printf(b, "      if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * LAG,
+                 (T - t) * R0, t * LAG, (T - t) * R0, t, t * LAG);
+      buf_printf(b, "        const long q_ = s_ - %d;\n", t * LAG);
       print_wrapped(b, g, gname, 0, "i", "q_", 4);
       buf_puts(b, "        const bool pa_ = ");
       print_allocated(b, g, gname, 0, "i");
@@ -251,76 +338,19 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
         }
       }
       vec_free(&seen);
-      int out_slot = pos_mod(ph - t * R0, NS);
+      int out_slot = pos_mod(ph - t * LAG, NS);
       if (t == T)
         for (int q = 0; q < tb->npairs; q++)
           buf_printf(b, "        %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
-      for (int v = 0; v < V; v++) {
-        hook->v = v;
-        pr->last_line = v ? 1 << 30 : 0;
-        buf_printf(b, "        { /* column %d */\n", v);
-        buf_printf(b, "          const I j = j%d_, c_ = i * s0_ + j;\n", v);
-        for (int q = 0; q < tb->npairs; q++)
-          buf_printf(b, "          %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
-        buf_printf(b, "          if (pr_ && cr%d_) {\n", v);
-        for (int d = 0; d < 2; d++)
-          print_wrap_decls(pr, d, 6, "I");
-        for (int lv = 1; lv <= 2; lv++)
-          emit_level(pr, lv, 6);
-        if (predicated) /* a store that does not fire leaves step t - 2 */
-          for (int q = 0; q < tb->npairs; q++) {
-            indent(b, 6);
-            if (t == 1)
-              buf_printf(b, "v%d_ = %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name));
-            else
-              buf_printf(b, "v%d_ = q%d_[%d][%d][%d];\n", q, q, t - 2, out_slot, v);
-          }
-        for (int e = 0; e < k->effects.len; e++) {
-          const IrEffect *ef = &k->effects.data[e];
-          if (ef->kind == EFF_REDUCE && t < T)
-            continue;
-          line_comment(pr, k->nodes.data[ef->val].span, 6);
-          indent(b, 6);
-          if (ef->pred >= 0) {
-            buf_puts(b, "if (");
-            print_expr(pr, ef->pred, P_TOP, 0);
-            buf_puts(b, ") ");
-          }
-          if (ef->kind == EFF_STORE) {
-            buf_printf(b, "v%d_ = ", pair_of_next(tb, ef->ref));
-            print_expr(pr, ef->val, P_TOP, 0);
-            buf_puts(b, ";\n");
-            continue;
-          }
-          const IrRed *rd = &k->reds.data[ef->ref];
-          const char *rn = cname(p, rd->name);
-          buf_printf(b, "if (own%d_ && q_ >= i0_ && q_ < i1_) ", v);
-          if (rd->op == RED_SUM) {
-            buf_printf(b, "%s += ", rn);
-            print_expr(pr, ef->val, P_TOP, 0);
-            buf_puts(b, ";\n");
-          } else {
-            buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
-            print_expr(pr, ef->val, P_TOP, 0);
-            buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
-          }
-        }
-        buf_puts(b, "          } else {\n");
-        for (int q = 0; q < tb->npairs; q++)
-          buf_printf(b, "            v%d_ = pa_ && ca%d_ ? %s[c_] : (%s)0;\n", q, v,
-                     cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ctype(p->fields.data[tb->cur[q]].ty));
-        buf_puts(b, "          }\n");
-        for (int q = 0; q < tb->npairs; q++) {
-          if (t < T)
-            buf_printf(b, "          q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
-          else
-            buf_printf(b, "          o%d_[%d] = v%d_;\n", q, v, q);
-          if (t == T - 1)
-            buf_printf(b, "          if (prev_ && own%d_ && pr_ && cr%d_ && q_ >= i0_ && q_ < i1_)\n            %s[c_] = v%d_;\n",
-                       v, v, cname(p, p->fields.data[tb->next[q]].name), q);
-        }
-        buf_puts(b, "        }\n");
-      }
+      /* All this lane's columns in the region (the usual case): straight
+       * code; otherwise each column chooses. */
+      buf_puts(b, "        if (pr_ && crall_) {\n");
+      for (int v = 0; v < V; v++)
+        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+      buf_puts(b, "        } else {\n");
+      for (int v = 0; v < V; v++)
+        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
+      buf_puts(b, "        }\n");
       if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
         buf_puts(b, "        if (q_ >= i0_ && q_ < i1_) {\n");
         if (vec_bytes) {
@@ -348,6 +378,14 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
       }
       buf_puts(b, "      }\n");
     }
+    /* Last: row s_ of step 0 into its slot, and the next fetch. */
+    for (int q = 0; q < tb->npairs; q++)
+      for (int v = 0; v < V; v++) {
+        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[0][%d];\n", q, ph, v, q, v);
+        for (int d = 1; d < D; d++)
+          buf_printf(b, "      pf%d_[%d][%d] = pf%d_[%d][%d];\n", q, d - 1, v, q, d, v);
+      }
+    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + %d, %d);\n", ph + D, D, D - 1);
     buf_puts(b, "    }\n");
   }
   buf_puts(b, "  }\n");
@@ -372,7 +410,13 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int r = k->rank, T = tb->steps;
   int BX = tb->block[0], BY = r == 3 ? tb->block[1] : 1;
   int R0 = tb->reach[0], R1 = r == 3 ? tb->reach[1] : 0, R2 = tb->reach[r - 1];
-  int NS = 2 * R0 + 1;
+  int predicated = 0;
+  for (int e = 0; e < k->effects.len; e++)
+    predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+  /* TB_SMEM rings: 2r + 2 planes, so that the plane a step writes in an
+   * iteration is none of those the next step reads in it (one barrier per
+   * iteration); one more when a predicated store reads step t - 2. */
+  int LAG = lag(tb), NS = 2 * R0 + 2 + !!predicated;
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
   char **names = value_names(p, k, use_level);
@@ -383,12 +427,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
     skip[f] = pair_of_cur(tb, f) >= 0;
-  TbCuda hook = { tb, 1, 0, 0 };
+  TbCuda hook = { tb, 1, 0, 0, NS };
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1, .print_load = ring_load,
                  .hook = &hook, .wrap_skip = skip };
-  int predicated = 0;
-  for (int e = 0; e < k->effects.len; e++)
-    predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
   const char *kx = index_name(r - 1);
 
   if (tb->cuda == TB_SHFL) {
@@ -463,10 +504,11 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_puts(b, ";\n");
   buf_printf(b, "  const long i0_ = (long)blockIdx.%s * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
              r == 3 ? "z" : "y", gname, gname);
-  /* Iteration it_ brings plane s_ = i0_ - T r + it_ of step 0; plane
-   * s_ + d lives in ring slot (it_ + d) mod NS_ (small ints: cheap). The
-   * next plane's values are loaded while this one is computed. */
-  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + 2 * T_ * %d;\n", R0);
+  /* Iteration it_ brings plane s_ = i0_ - T r + it_ of step 0 (stored
+   * last); step t computes plane s_ - t LAG. Plane s_ + d lives in ring
+   * slot (it_ + d) mod NS_ (small ints: cheap). The next plane's values
+   * are loaded while this one is computed. */
+  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + T_ * %d;\n", R0 + LAG);
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  %s pf%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
   buf_puts(b, "  auto fetch_ = [&](long s_) {\n");
@@ -482,17 +524,11 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_printf(b, "  fetch_(i0_ - T_ * %d);\n", R0);
   buf_puts(b, "  for (int it_ = 0; it_ < iters_; it_++) {\n");
   buf_printf(b, "    const long s_ = i0_ - T_ * %d + it_;\n", R0);
-  buf_puts(b, "    { /* step 0: plane s_ of cur, fetched last iteration; fetch the next */\n");
-  buf_puts(b, "      const int sl_ = it_ % NS_;\n");
-  for (int q = 0; q < tb->npairs; q++)
-    buf_printf(b, "      lv%d_[0][sl_]%s[tx_] = pf%d_;\n", q, r == 3 ? "[ty_]" : "", q);
-  buf_puts(b, "      if (it_ + 1 < iters_)\n        fetch_(s_ + 1);\n");
-  buf_puts(b, "    }\n    __syncthreads();\n");
-  for (int t = 1; t <= T; t++) {
+  for (int t = T; t >= 1; t--) {
     hook.t = t;
     pr.last_line = 0;
-    buf_printf(b, "    { /* step %d: plane s_ - %d */\n", t, t * R0);
-    buf_printf(b, "      const long q_ = s_ - %d;\n", t * R0);
+    buf_printf(b, "    { /* step %d: plane s_ - %d */\n", t, t * LAG);
+    buf_printf(b, "      const long q_ = s_ - %d;\n", t * LAG);
     buf_printf(b, "      if (q_ >= i0_ - %d && q_ < i1_ + %d && tx_ >= %d && tx_ < BX_ - %d", (T - t) * R0, (T - t) * R0,
                t * R2, t * R2);
     if (r == 3)
@@ -504,9 +540,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       int used = o == 0;
       for (int j = 0; j < k->nodes.len && !used; j++)
         used = k->nodes.data[j].op == OP_LOAD && pair_of_cur(tb, k->nodes.data[j].ref) >= 0 && k->nodes.data[j].off[0] == o;
-      if (used) /* plane q_ + o = s_ + d, d = o - t r */
+      if (used) /* plane q_ + o = s_ + d, d = o - t LAG */
         buf_printf(b, "        const int sl_%c%d_ = (it_ + %d) %% NS_;\n", o < 0 ? 'm' : 'p', abs(o),
-                   (((o - t * R0) % NS) + NS) % NS);
+                   (((o - t * LAG) % NS) + NS) % NS);
     }
     buf_puts(b, "        const I c_ = ");
     buf_printf(b, "i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
@@ -578,8 +614,13 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                    cname(p, p->fields.data[tb->next[q]].name), q);
     }
     buf_puts(b, "      }\n");
-    buf_printf(b, "    }\n%s", t < T ? "    __syncthreads();\n" : "");
+    buf_puts(b, "    }\n");
   }
+  /* Step 0's plane s_ last (its slot is none the steps read now). */
+  buf_puts(b, "    {\n      const int sl_ = it_ % NS_;\n");
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "      lv%d_[0][sl_]%s[tx_] = pf%d_;\n", q, r == 3 ? "[ty_]" : "", q);
+  buf_puts(b, "      if (it_ + 1 < iters_)\n        fetch_(s_ + 1);\n    }\n");
   buf_puts(b, "    __syncthreads();\n  }\n");
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *rd = &k->reds.data[i];
