@@ -189,6 +189,103 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   buf_puts(b, "          }\n");
 }
 
+/* TB_SHFL: steps T..1 of one iteration (phase ph). fast: every step has
+ * its row, inside the region, and all this lane's columns are in it. */
+static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
+                             int predicated, int vec_bytes, int fast)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const IrGrid *g = &p->grids.data[k->grid];
+  const char *gname = cname(p, g->name);
+  TbCuda *hook = (TbCuda *)pr->hook;
+  int T = tb->steps, R0 = tb->reach[0], V = tb->vec;
+  for (int t = T; t >= 1; t--) {
+    hook->t = t;
+    hook->ph = ph;
+    if (fast)
+      buf_printf(b, "        { /* step %d: row s_ - %d */\n", t, t * LAG);
+    else
+      buf_printf(b, "        if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * LAG,
+                 (T - t) * R0, t * LAG, (T - t) * R0, t, t * LAG);
+    buf_printf(b, "          const long q_ = s_ - %d;\n", t * LAG);
+    print_wrapped(b, g, gname, 0, "i", "q_", 5);
+    if (!fast) {
+      buf_puts(b, "          const bool pa_ = ");
+      print_allocated(b, g, gname, 0, "i");
+      buf_puts(b, ", pr_ = i >= i_lo_ && i < i_hi_;\n");
+    }
+    /* The neighbours' registers this step reads, by shuffle. */
+    Vec(int) seen = { 0 };
+    for (int v = 0; v < V; v++) {
+      hook->v = v;
+      for (int n = 0; n < k->nodes.len; n++) {
+        const IrNode *nd = &k->nodes.data[n];
+        int q = nd->op == OP_LOAD ? pair_of_cur(tb, nd->ref) : -1;
+        if (q < 0)
+          continue;
+        int slot, vv, L;
+        shfl_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
+        if (L == 0)
+          continue;
+        int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
+        for (int x = 0; x < seen.len && !dup; x++)
+          dup = seen.data[x] == key;
+        if (dup)
+          continue;
+        vec_push(&seen, key);
+        buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
+        shfl_name(b, q, slot, vv, L);
+        buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot, vv,
+                   abs(L));
+      }
+    }
+    vec_free(&seen);
+    int out_slot = pos_mod(ph - t * LAG, NS);
+    if (t == T)
+      for (int q = 0; q < tb->npairs; q++)
+        buf_printf(b, "          %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
+    if (fast) {
+      for (int v = 0; v < V; v++)
+        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+    } else {
+      /* All this lane's columns in the region: no checks per column. */
+      buf_puts(b, "          if (pr_ && crall_) {\n");
+      for (int v = 0; v < V; v++)
+        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+      buf_puts(b, "          } else {\n");
+      for (int v = 0; v < V; v++)
+        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
+      buf_puts(b, "          }\n");
+    }
+    if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
+      buf_puts(b, fast ? "          {\n" : "          if (q_ >= i0_ && q_ < i1_) {\n");
+      if (vec_bytes) {
+        buf_printf(b, "            if (vok_ && own0_ && own%d_) {\n", V - 1);
+        for (int q = 0; q < tb->npairs; q++) {
+          int dbl = p->fields.data[tb->cur[q]].ty == TY_DOUBLE;
+          for (int v = 0; v < V; v += dbl ? 2 : 4) {
+            if (dbl)
+              buf_printf(b, "              *(double2 *)&%s[i * s0_ + j%d_] = make_double2(o%d_[%d], o%d_[%d]);\n",
+                         p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1);
+            else
+              buf_printf(b, "              *(float4 *)&%s[i * s0_ + j%d_] = make_float4(o%d_[%d], o%d_[%d], o%d_[%d], o%d_[%d]);\n",
+                         p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1, q, v + 2, q, v + 3);
+          }
+        }
+        buf_puts(b, "            } else {\n");
+      }
+      for (int v = 0; v < V; v++)
+        for (int q = 0; q < tb->npairs; q++)
+          buf_printf(b, "            %sif (own%d_)\n              %s%s[i * s0_ + j%d_] = o%d_[%d];\n", vec_bytes ? "  " : "", v,
+                     vec_bytes ? "  " : "", p->fields.data[tb->scratch[q]].name, v, q, v);
+      if (vec_bytes)
+        buf_puts(b, "            }\n");
+      buf_puts(b, "          }\n");
+    }
+    buf_puts(b, "        }\n");
+  }
+}
+
 /* The TB_SHFL kernel (2-D): warps stream along i independently. Lane l
  * of a warp holds columns wj0_ + l V .. + V - 1 of every step's last 2r+1
  * rows in registers, q<pair>_[step][slot][column], the ring unrolled so
@@ -296,88 +393,25 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   buf_puts(b, "  };\n");
   for (int d = 0; d < D; d++)
     buf_printf(b, "  fetch_(i0_ - T_ * %d + %d, %d);\n", R0, d, d);
-  buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + T_ * %d;  /* rows of step 0: first i0_ - T r */\n", R0 + LAG);
+  buf_printf(b, "  const int rows_ = (int)(i1_ - i0_), iters_ = rows_ + T_ * %d;  /* rows of step 0: first i0_ - T r */\n", R0 + LAG);
   buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
   for (int ph = 0; ph < NS; ph++) {
     buf_printf(b, "    if (it0_ + %d < iters_) { /* iteration it0_ + %d: row s_ of step 0 comes last, into slot %d */\n", ph,
                ph, ph);
     buf_printf(b, "      const long s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
-    for (int t = T; t >= 1; t--) {
-      hook->t = t;
-      hook->ph = ph;
-      buf_printf(b, "      if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * LAG,
-                 (T - t) * R0, t * LAG, (T - t) * R0, t, t * LAG);
-      buf_printf(b, "        const long q_ = s_ - %d;\n", t * LAG);
-      print_wrapped(b, g, gname, 0, "i", "q_", 4);
-      buf_puts(b, "        const bool pa_ = ");
-      print_allocated(b, g, gname, 0, "i");
-      buf_puts(b, ", pr_ = i >= i_lo_ && i < i_hi_;\n");
-      /* The neighbours' registers this step reads, by shuffle. */
-      Vec(int) seen = { 0 };
-      for (int v = 0; v < V; v++) {
-        hook->v = v;
-        for (int n = 0; n < k->nodes.len; n++) {
-          const IrNode *nd = &k->nodes.data[n];
-          int q = nd->op == OP_LOAD ? pair_of_cur(tb, nd->ref) : -1;
-          if (q < 0)
-            continue;
-          int slot, vv, L;
-          shfl_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
-          if (L == 0)
-            continue;
-          int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
-          for (int x = 0; x < seen.len && !dup; x++)
-            dup = seen.data[x] == key;
-          if (dup)
-            continue;
-          vec_push(&seen, key);
-          buf_printf(b, "        const %s ", ctype(p->fields.data[tb->cur[q]].ty));
-          shfl_name(b, q, slot, vv, L);
-          buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot, vv,
-                     abs(L));
-        }
-      }
-      vec_free(&seen);
-      int out_slot = pos_mod(ph - t * LAG, NS);
-      if (t == T)
-        for (int q = 0; q < tb->npairs; q++)
-          buf_printf(b, "        %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
-      /* All this lane's columns in the region (the usual case): straight
-       * code; otherwise each column chooses. */
-      buf_puts(b, "        if (pr_ && crall_) {\n");
-      for (int v = 0; v < V; v++)
-        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
-      buf_puts(b, "        } else {\n");
-      for (int v = 0; v < V; v++)
-        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
-      buf_puts(b, "        }\n");
-      if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
-        buf_puts(b, "        if (q_ >= i0_ && q_ < i1_) {\n");
-        if (vec_bytes) {
-          buf_printf(b, "          if (vok_ && own0_ && own%d_) {\n", V - 1);
-          for (int q = 0; q < tb->npairs; q++) {
-            int dbl = p->fields.data[tb->cur[q]].ty == TY_DOUBLE;
-            for (int v = 0; v < V; v += dbl ? 2 : 4) {
-              if (dbl)
-                buf_printf(b, "            *(double2 *)&%s[i * s0_ + j%d_] = make_double2(o%d_[%d], o%d_[%d]);\n",
-                           p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1);
-              else
-                buf_printf(b, "            *(float4 *)&%s[i * s0_ + j%d_] = make_float4(o%d_[%d], o%d_[%d], o%d_[%d], o%d_[%d]);\n",
-                           p->fields.data[tb->scratch[q]].name, v, q, v, q, v + 1, q, v + 2, q, v + 3);
-            }
-          }
-          buf_puts(b, "          } else {\n");
-        }
-        for (int v = 0; v < V; v++)
-          for (int q = 0; q < tb->npairs; q++)
-            buf_printf(b, "          %sif (own%d_)\n            %s%s[i * s0_ + j%d_] = o%d_[%d];\n", vec_bytes ? "  " : "", v,
-                       vec_bytes ? "  " : "", p->fields.data[tb->scratch[q]].name, v, q, v);
-        if (vec_bytes)
-          buf_puts(b, "          }\n");
-        buf_puts(b, "        }\n");
-      }
-      buf_puts(b, "      }\n");
-    }
+    if (g->periodic[0])
+      buf_puts(b, "      const bool steady_ = false;  /* rows wrap: each step checks */\n");
+    else
+      buf_printf(b, "      const bool steady_ = it0_ + %d >= %d && it0_ + %d < rows_ + %d && s_ - %d >= i_lo_ && s_ - %d < i_hi_;\n",
+                 ph, T * (2 * R0 + 1), ph, 2 * T * R0 + 1, T * LAG, LAG);
+    /* In the middle of the march every step has a row to compute, inside
+     * the region: straight code (fast); otherwise each step and column
+     * checks. */
+    buf_puts(b, "      if (steady_ && crall_) {\n");
+    print_shfl_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 1);
+    buf_puts(b, "      } else {\n");
+    print_shfl_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 0);
+    buf_puts(b, "      }\n");
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
     for (int q = 0; q < tb->npairs; q++)
       for (int v = 0; v < V; v++) {
