@@ -39,7 +39,7 @@ build/stencilc --target=openmp -o "$tmp/himeno_gen.c" examples/himeno.stn ||
 
 # --- compile both with the same command --------------------------------------
 # $CFLAGS is split into words on purpose.
-gen_cmd="$CC $CFLAGS -o $tmp/himeno_gen $tmp/himeno_gen.c -I runtime build/libstn.a -lm"
+gen_cmd="$CC $CFLAGS -o $tmp/himeno_gen $tmp/himeno_gen.c $(build/stencilc --print-cflags) $(build/stencilc --print-libs)"
 hand_cmd="$CC $CFLAGS -o $tmp/himeno_omp bench/himeno_omp.c"
 $gen_cmd  || die "compiling the generated C failed: $gen_cmd"
 $hand_cmd || die "compiling bench/himeno_omp.c failed: $hand_cmd"
@@ -95,3 +95,39 @@ if [ -n "$bad" ]; then
   exit 1
 fi
 echo "Gosa agree (relative 1e-4)"
+
+# --- temporal blocking on the CPU (TB=1) -------------------------------------
+# bench/jacobi5.stn (2-D, 4096^2) and examples/diffusion3d.stn (3-D, 256^3),
+# OpenMP, each with --tb=1 (untiled) and with overlapped tiles of T steps,
+# alternately, best of REPS; the checksums must agree exactly (the tiles
+# compute the same values in the same order).
+[ "${TB:-0}" = 1 ] || exit 0
+echo
+echo "temporal blocking (OpenMP, best of $REPS, alternating):"
+tbrun() { # tbrun PROG ARGS...: prints "seconds checksum"
+  local out
+  out=$("$@" 2>&1) || { echo "$out" >&2; die "$1 failed"; }
+  echo "$out" | awk -F': ' '/^Time \[s\]/ {t = $2} /^Checksum|^Total heat/ {c = $2} END {print t, c}'
+}
+for spec in "bench/jacobi5.stn|--N=4096 --STEPS=64|1 2 4 8" "examples/diffusion3d.stn|--N=256 --STEPS=24|1 2 3 4"; do
+  IFS='|' read -r src args ts <<<"$spec"
+  for t in $ts; do
+    build/stencilc --target=openmp --tb="$t" --build -o "$tmp/tb$t" "$src" 2>/dev/null || die "stencilc --tb=$t $src failed"
+  done
+  base="" ; ref=""
+  for t in $ts; do best[$t]=1e30; done
+  for _ in $(seq "$REPS"); do
+    for t in $ts; do
+      # shellcheck disable=SC2086
+      read -r sec sum <<<"$(tbrun "$tmp/tb$t" $args)"
+      [ -z "$ref" ] && ref=$sum
+      [ "$sum" = "$ref" ] || die "$src --tb=$t: checksum $sum differs from --tb=1's $ref"
+      best[$t]=$(awk -v a="${best[$t]}" -v b="$sec" 'BEGIN { print (b < a ? b : a) }')
+    done
+  done
+  for t in $ts; do
+    [ -z "$base" ] && base=${best[$t]}
+    awk -v s="$src" -v a="$args" -v t="$t" -v x="${best[$t]}" -v b="$base" 'BEGIN {
+      printf "  %-26s %-24s --tb=%s  %8.4f s  %5.2fx\n", s, a, t, x, b / x }'
+  done
+done

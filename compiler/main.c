@@ -27,7 +27,7 @@
 typedef struct Options {
   const char *input, *output;
   const char *target, *emit, *dump_after, *cc, *cflags, *arch;
-  int build, list_passes, verify;
+  int build, list_passes, verify, print_cflags, print_libs;
   PassOptions pass;
 } Options;
 
@@ -58,6 +58,9 @@ static const OptDef optdefs[] = {
                                      "K=N for kernel K only; default: none)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
   { "--list-passes", FLAG, NULL, "list the passes in the order they run" },
+  { "--print-cflags", FLAG, NULL, "print the compiler flags generated C needs (the runtime's headers) and exit" },
+  { "--print-libs", FLAG, NULL, "print what generated C links (the runtime and its libraries) and exit; with "
+                                "--target=cuda, the CUDA runtime too" },
   { "--verify-ir", FLAG, NULL, "check the IR's invariants after every pass (on in debug builds)" },
   { "-fno-fold", FLAG, NULL, "disable constant folding" },
   { "-fno-cse", FLAG, NULL, "disable common-subexpression elimination" },
@@ -193,6 +196,8 @@ static void parse_options(Options *o, int argc, char **argv)
         bad_usage("--tb-vec=%s: columns per lane are 1, 2, 4 or 8", value);
     }
     else if (streq(n, "--list-passes")) o->list_passes = 1;
+    else if (streq(n, "--print-cflags")) o->print_cflags = 1;
+    else if (streq(n, "--print-libs")) o->print_libs = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
     else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;
     else if (streq(n, "-fno-cse")) o->pass.no_cse = 1;
@@ -319,6 +324,16 @@ int main(int argc, char **argv)
 {
   Options o = { 0 };
   parse_options(&o, argc, argv);
+  if (o.print_cflags || o.print_libs) {
+    const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
+    const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+    if (o.print_cflags)
+      printf("-I%s\n", rt);
+    if (o.print_libs)
+      printf("%s%s/libstn.a %s -lm\n", o.pass.target == TARGET_CUDA ? arena_printf(arena_new(), "%s/libstn_cuda.a ", lib) : "",
+             lib, STN_LINK_LIBS);
+    return 0;
+  }
   if (o.list_passes) {
     for (int i = 0; i < pass_count; i++)
       printf("%-10s %s\n", pass_list[i].name, pass_list[i].what);

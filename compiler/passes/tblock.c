@@ -148,18 +148,20 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
   return 0;
 }
 
-/* --tb=auto: measured choices (docs/benchmarks.md). CUDA: 4 steps for
- * 2-D kernels, 2 for 3-D ones (whose halo grows in two dimensions). CPU:
- * 8 for 2-D kernels (bench/jacobi5.stn, 2 cores: 1.5x); 3-D tiles lost
- * to the untiled loops at every T tried (diffusion3d 256^3: 0.5-0.7x). */
-static int auto_steps(const IrKernel *k, const PassOptions *o)
+/* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23). CUDA 2-D:
+ * 8 steps for one or two pairs (bench/jacobi5.stn 2.25x), 3 for more
+ * (lbm_d2q9 1.07x); CUDA 3-D: none (diffusion3d 0.84x at 2 steps, Himeno
+ * 1.05x: too little to choose it). CPU: 8 for 2-D kernels (jacobi5, 2
+ * cores: 1.5x); 3-D tiles lost to the untiled loops at every T tried
+ * (diffusion3d 256^3: 0.5-0.7x). */
+static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  if (o->target == TARGET_CUDA)
-    return k->rank == 2 ? 4 : 2;
-  return k->rank == 2 ? 8 : 1;
+  if (k->rank == 3)
+    return 1;
+  return o->target == TARGET_CUDA && tb->npairs > 2 ? 3 : 8;
 }
 
-static int steps_for(const IrKernel *k, const PassOptions *o)
+static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   const char *spec = o->tb;
   if (!spec)
@@ -174,12 +176,12 @@ static int steps_for(const IrKernel *k, const PassOptions *o)
     if (!eq) {
       all = strncmp(s, "auto", len) == 0 && len == 4 ? 0 : atoi(s);
     } else if ((size_t)(eq - s) == strlen(k->name) && strncmp(s, k->name, (size_t)(eq - s)) == 0) {
-      return strncmp(eq + 1, "auto", 4) == 0 ? auto_steps(k, o) : atoi(eq + 1);
+      return strncmp(eq + 1, "auto", 4) == 0 ? auto_steps(k, tb, o) : atoi(eq + 1);
     }
     s = end ? end + 1 : s + len;
   }
   if (all == 0)
-    return auto_steps(k, o);
+    return auto_steps(k, tb, o);
   return all > 0 ? all : 1;
 }
 
@@ -192,13 +194,12 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
     /* 2-D: registers and warp shuffles. Each lane keeps `vec` neighbouring
      * columns of every step's last 2r + 1 rows; the neighbours of its edge
      * columns come from the next lanes by shuffles, so the warps of a
-     * block never wait for each other. As many columns per lane as fit
-     * ~128 registers of queues. */
-    int ns = 2 * t->reach[0] + 1;
+     * block never wait for each other. Columns per lane from the H100
+     * sweep (docs/benchmarks.md): 4 for up to 3 steps, 2 beyond (more
+     * registers cost more occupancy than the shuffles they save), 1 for
+     * several pairs (lbm_d2q9's nine). */
     t->cuda = TB_SHFL;
-    t->vec = 4;
-    while (t->vec > 1 && t->npairs * (t->steps * ns + 1) * t->vec > 128)
-      t->vec /= 2;
+    t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     if (o->tb_vec)
       t->vec = o->tb_vec;
     t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
@@ -254,11 +255,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       if (has_call && has_swap) {
         IrTb tb = { 0 };
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
-        int steps = why ? 1 : steps_for(p->kernels.data[tb.kernel], o);
+        int steps = why ? 1 : steps_for(p->kernels.data[tb.kernel], &tb, o);
         if (!why && steps <= 1)
           why = !o->tb ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
-                : o->target != TARGET_CUDA && p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
-                ? "--tb=auto: on the CPU, 3-D tiles cost more than they save (docs/benchmarks.md)"
+                : p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
+                ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking is slower than single steps "
+                                              "or barely faster (docs/benchmarks.md)"
+                                            : "--tb=auto: on the CPU, 3-D tiles cost more than they save (docs/benchmarks.md)")
                 : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
