@@ -2,8 +2,10 @@
  * generates --help), then runs the phases in order:
  *   parse -> sema -> lower -> passes (pipeline.c) -> code generator
  * and, with --build, the system C compiler on the result. */
+#define _DEFAULT_SOURCE /* mkstemps */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/cg.h"
+#include "backend/report.h"
 #include "front/parse.h"
 #include "passes/passes.h"
 #include "sema/sema.h"
@@ -28,6 +30,9 @@ typedef struct Options {
   const char *input, *output;
   const char *target, *emit, *dump_after, *cc, *cflags, *arch;
   int build, list_passes, verify, print_cflags, print_libs;
+  const char *report;      /* "text" or "json", or NULL */
+  double bandwidth;        /* --bandwidth, GB/s */
+  int no_ptxas;
   PassOptions pass;
 } Options;
 
@@ -56,7 +61,14 @@ static const OptDef optdefs[] = {
                            "as many as fit the registers)" },
   { "--tb", VALUE, "N|auto|K=N,...", "temporal blocking: fuse N steps of each time loop per pass (auto: chosen per kernel; "
                                      "K=N for kernel K only; default: none)" },
+  { "--report", FLAG, NULL, "explain every kernel: cost per point, halos, fields, reductions, the CPU and CUDA strategies "
+                            "chosen and rejected and why, resources, temporal blocking, predicted time per call" },
+  { "--report=json", FLAG, NULL, "the same as JSON (schema: docs/report.schema.json)" },
+  { "--bandwidth", VALUE, "GB/s", "--report: the memory bandwidth its predicted times assume (default 3000, an H100's "
+                                  "measured copy bandwidth)" },
+  { "--no-ptxas", FLAG, NULL, "--report: do not run nvcc for the real register and spill counts (estimates only)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
+  { "--dump-all", FLAG, NULL, "print the IR after lowering and after every pass to stderr (--dump-after=all)" },
   { "--list-passes", FLAG, NULL, "list the passes in the order they run" },
   { "--print-cflags", FLAG, NULL, "print the compiler flags generated C needs (the runtime's headers) and exit" },
   { "--print-libs", FLAG, NULL, "print what generated C links (the runtime and its libraries) and exit; with "
@@ -196,6 +208,16 @@ static void parse_options(Options *o, int argc, char **argv)
         bad_usage("--tb-vec=%s: columns per lane are 1, 2, 4 or 8", value);
     }
     else if (streq(n, "--list-passes")) o->list_passes = 1;
+    else if (streq(n, "--report")) o->report = "text";
+    else if (streq(n, "--report=json")) o->report = "json";
+    else if (streq(n, "--no-ptxas")) o->no_ptxas = 1;
+    else if (streq(n, "--dump-all")) o->dump_after = "all";
+    else if (streq(n, "--bandwidth")) {
+      char *end;
+      o->bandwidth = strtod(value, &end);
+      if (!*value || *end || !(o->bandwidth > 0) || o->bandwidth > 1e6)
+        bad_usage("--bandwidth=%s: give GB/s, a positive number", value);
+    }
     else if (streq(n, "--print-cflags")) o->print_cflags = 1;
     else if (streq(n, "--print-libs")) o->print_libs = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
@@ -310,6 +332,77 @@ static void tb_notes(Diag *diag, const IrBlock *blk)
   }
 }
 
+/* nvcc's -Xptxas -v report on the program's CUDA code (malloc'd), or NULL
+ * when there is no nvcc or it fails. */
+static char *ptxas_report(const Options *o, const IrProgram *gpu)
+{
+  const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
+  Buf probe = { 0 };
+  buf_printf(&probe, "command -v '%s' >/dev/null 2>&1", nvcc);
+  int have = system(probe.s) == 0;
+  buf_free(&probe);
+  if (!have)
+    return NULL;
+  char path[] = "/tmp/stencilc-report-XXXXXX.cu";
+  int fd = mkstemps(path, 3);
+  if (fd < 0)
+    return NULL;
+  Buf code = { 0 };
+  cg_cuda_program(&code, gpu);
+  FILE *f = fdopen(fd, "w");
+  if (!f || fwrite(code.s, 1, code.len, f) != code.len) {
+    buf_free(&code);
+    return NULL;
+  }
+  fclose(f);
+  buf_free(&code);
+  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
+  Buf cmd = { 0 };
+  buf_printf(&cmd, "'%s' -arch=%s -O3 -Xptxas -v -I'%s' -c -o /dev/null '%s' 2>&1", nvcc, o->arch ? o->arch : "sm_90", rt,
+             path);
+  FILE *p = popen(cmd.s, "r");
+  buf_free(&cmd);
+  Buf out = { 0 };
+  char chunk[4096];
+  size_t n;
+  while (p && (n = fread(chunk, 1, sizeof chunk, p)) > 0)
+    buf_append(&out, chunk, n);
+  int rc = p ? pclose(p) : -1;
+  remove(path);
+  if (rc != 0) {
+    buf_free(&out);
+    return NULL;
+  }
+  return out.s;
+}
+
+/* --report: the program through the OpenMP pipeline and through CUDA's. */
+static int run_report(const Options *o, Sema *sema, Arena *arena, const Source *src)
+{
+  PassOptions po = o->pass;
+  po.dump_after = NULL;
+  po.target = TARGET_OPENMP;
+  IrProgram *cpu = ir_lower(sema, arena, src);
+  pass_run_pipeline(cpu, &po);
+  po.target = TARGET_CUDA;
+  IrProgram *gpu = ir_lower(sema, arena, src);
+  pass_run_pipeline(gpu, &po);
+  ReportOptions ro = { .json = streq(o->report, "json"), .bandwidth = o->bandwidth ? o->bandwidth : 3000 };
+  char *ptxas = o->no_ptxas ? NULL : ptxas_report(o, gpu);
+  ro.ptxas = ptxas;
+  FILE *out = o->output ? fopen(o->output, "w") : stdout;
+  if (!out) {
+    fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", o->output, strerror(errno));
+    free(ptxas);
+    return 1;
+  }
+  report_print(out, cpu, gpu, &ro);
+  if (out != stdout)
+    fclose(out);
+  free(ptxas);
+  return 0;
+}
+
 static const char *default_exe(Arena *a, const char *input)
 {
   const char *base = strrchr(input, '/');
@@ -366,6 +459,10 @@ int main(int argc, char **argv)
     goto out;
   }
 
+  if (o.report) {
+    status = run_report(&o, &sema, arena, &src);
+    goto out;
+  }
   IrProgram *ir = ir_lower(&sema, arena, &src);
   pass_run_pipeline(ir, &o.pass);
   if (o.pass.tb)

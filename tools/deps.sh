@@ -18,6 +18,8 @@ if [ "${1:-build}" = test ]; then
   have lit || [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] ||
     case "$missing" in *llvm-14-tools*) ;; *) missing="$missing llvm-14-tools" ;; esac
   have python3 || missing="$missing python3"
+  # the --report=json schema test
+  python3 -c 'import jsonschema' 2>/dev/null || missing="$missing python3-jsonschema"
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && have apt-get; then

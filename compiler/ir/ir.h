@@ -89,6 +89,7 @@ typedef struct IrKernel {
   int march;               /* GPU_STREAM: planes of dimension 0 per block */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   const char *gpu_why;     /* one line: why this strategy */
+  const char *gpu_rejected[4];  /* per GpuStrategy: why not it (NULL: the one chosen) */
   const char *untunable;   /* why --autotune may not re-run it, or NULL */
   char *gpu_queue;         /* GPU_STREAM: per field, 1 if its column is kept in registers */
   int *gpu_queue_lo, *gpu_queue_hi;  /* that column's planes, relative to i */

@@ -20,7 +20,7 @@
 
 /* Loads at a nonzero offset along dimension 0 (what marching reuses),
  * against the number of fields read. */
-static int stream_pays(const IrKernel *k, int nfields)
+static int stream_pays(const IrKernel *k, int nfields, int *along_out, int *fields_out)
 {
   int along = 0;
   char *read = xrealloc(NULL, (size_t)nfields + 1);
@@ -35,6 +35,8 @@ static int stream_pays(const IrKernel *k, int nfields)
   for (int f = 0; f < nfields; f++)
     fields += read[f];
   free(read);
+  if (along_out)
+    *along_out = along, *fields_out = fields;
   return along > 0 && along >= fields;
 }
 
@@ -92,13 +94,39 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     } else if (o->cuda_strategy && streq(o->cuda_strategy, "stream")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: a 1-D kernel has no plane to march over (--cuda-strategy=stream ignored)";
-    } else if (k->rank >= 2 && stream_pays(k, p->fields.len)) {
+    } else if (k->rank >= 2 && stream_pays(k, p->fields.len, NULL, NULL)) {
       k->gpu = GPU_STREAM;
       k->gpu_why = "stream: its neighbour reads along dimension 0 outnumber its fields, and marching reuses them";
     } else {
+      int along = 0, fields = 0;
+      stream_pays(k, p->fields.len, &along, &fields);
       k->gpu = GPU_NAIVE;
-      k->gpu_why = k->rank == 1 ? "naive: 1-D" : "naive: too few neighbour reads along dimension 0 per field to pay for marching";
+      k->gpu_why = k->rank == 1 ? "naive: 1-D"
+                   : along == 0 ? "naive: one thread per point (nothing read at an offset along dimension 0 to reuse)"
+                   : "naive: too few neighbour reads along dimension 0 per field to pay for marching";
     }
+    /* Why not the others (--report). */
+    int along = 0, fields = 0;
+    stream_pays(k, p->fields.len, &along, &fields);
+    int forced = o->cuda_strategy != NULL;
+    for (int s = 0; s < 4; s++)
+      k->gpu_rejected[s] = NULL;
+    if (k->gpu != GPU_NAIVE)
+      k->gpu_rejected[GPU_NAIVE] = forced ? "--cuda-strategy chose another"
+                                          : "one thread per point loads again the planes that marching keeps";
+    if (k->gpu != GPU_STREAM)
+      k->gpu_rejected[GPU_STREAM] = k->rank == 1 ? "a 1-D kernel has no plane to march over"
+                                    : wraps ? "it reads across a periodic boundary, and marching does not wrap yet"
+                                    : forced ? "--cuda-strategy chose another"
+                                    : along == 0 ? "it reads nothing at an offset along i: marching has nothing to reuse"
+                                    : arena_printf(p->arena, "%d reads at an offset along i against %d fields read: too few "
+                                                   "for marching to pay (H100 sweep, docs/benchmarks.md)", along, fields);
+    if (k->gpu != GPU_SMEM)
+      k->gpu_rejected[GPU_SMEM] = k->rank != 3 ? "staging planes is for 3-D kernels"
+                                  : wraps ? "it reads across a periodic boundary, and the staged tile does not wrap yet"
+                                  : forced ? "--cuda-strategy chose another"
+                                  : "staging in shared memory measured slower than L1 hits on the H100 "
+                                    "(docs/benchmarks.md), so it is never the default";
     if (k->gpu == GPU_SMEM) {
       /* Stage the field with the most loads; its reach sizes the halo. */
       int best = -1, bestn = 0;

@@ -1,0 +1,386 @@
+/* report.c: --report and --report=json. Prints, per kernel, what the
+ * passes found and decided for the CPU and for CUDA, and why: cost per
+ * point, halos, fields, reductions, the strategy each target gets and the
+ * ones it does not, resources, temporal blocking, and the time per step
+ * the byte count predicts at a bandwidth. It decides nothing: it reads two
+ * IR programs, one through the OpenMP pipeline and one through CUDA's. */
+#include "backend/report.h"
+#include "backend/cg_common.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values at the params' defaults ---------------------------------- */
+
+static int eval(const IrProgram *p, const IrNodes *pool, int id, double *v);
+
+static int eval_host(const IrProgram *p, int id, double *v) { return eval(p, &p->host, id, v); }
+
+static int eval(const IrProgram *p, const IrNodes *pool, int id, double *v)
+{
+  const IrNode *n = &pool->data[id];
+  double a = 0, b = 0;
+  if (op_info[n->op].nargs >= 1 && !eval(p, pool, n->arg[0], &a))
+    return 0;
+  if (op_info[n->op].nargs >= 2 && n->op != OP_SELECT && !eval(p, pool, n->arg[1], &b))
+    return 0;
+  int integer = n->ty == TY_INT;
+  switch (n->op) {
+  case OP_CONST: *v = n->f; return 1;
+  case OP_PARAM: *v = p->params.data[n->ref].def; return 1;
+  case OP_EXTENT: return eval_host(p, p->grids.data[n->ref].dims[n->imm], v);
+  case OP_CAST: *v = integer ? trunc(a) : a; return 1;
+  case OP_NEG: *v = -a; return 1;
+  case OP_ADD: *v = a + b; return 1;
+  case OP_SUB: *v = a - b; return 1;
+  case OP_MUL: *v = a * b; return 1;
+  case OP_DIV:
+    if (b == 0)
+      return 0;
+    *v = integer ? trunc(a / b) : a / b;
+    return 1;
+  case OP_MOD:
+    if (b == 0)
+      return 0;
+    *v = fmod(a, b);
+    return 1;
+  case OP_IMIN: case OP_FMIN: *v = a < b ? a : b; return 1;
+  case OP_IMAX: case OP_FMAX: *v = a > b ? a : b; return 1;
+  default: return 0; /* kernel arguments, main's variables: not known here */
+  }
+}
+
+/* Points a call of k covers at the defaults, or -1 if unknown. */
+static double default_points(const IrProgram *p, const IrKernel *k)
+{
+  double pts = 1;
+  for (int d = 0; d < k->rank; d++) {
+    double lo, hi;
+    if (!eval(p, &k->nodes, k->lo[d], &lo) || !eval(p, &k->nodes, k->hi[d], &hi))
+      return -1;
+    pts *= hi > lo ? hi - lo : 0;
+  }
+  return pts;
+}
+
+/* ---- ptxas's resource lines ----------------------------------------- */
+
+typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
+
+/* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
+ * NAME_kernel_ (or NAME_tb_kernel_). */
+static Ptxas ptxas_for(const char *text, const char *name, int tb)
+{
+  Ptxas r = { 0 };
+  if (!text)
+    return r;
+  char want[256];
+  snprintf(want, sizeof want, "_Z%zu%s_%skernel_IiE", strlen(name) + (tb ? 11 : 8), name, tb ? "tb_" : "");
+  const char *at = strstr(text, want);
+  if (!at)
+    return r;
+  const char *props = strstr(at, "bytes stack frame");
+  const char *used = strstr(at, "Used ");
+  if (!used)
+    return r;
+  r.found = 1;
+  sscanf(used, "Used %d registers", &r.regs);
+  if (props && props < used) {
+    const char *line = props;
+    while (line > text && line[-1] != '\n')
+      line--;
+    sscanf(line, " %*d bytes stack frame, %d bytes spill stores, %d bytes spill loads", &r.spill_st, &r.spill_ld);
+  }
+  const char *nl = strchr(used, '\n');
+  const char *sm = strstr(used, "bytes smem");
+  if (sm && (!nl || sm < nl)) {
+    const char *q = sm;
+    while (q > used && q[-1] == ' ')
+      q--;
+    while (q > used && q[-1] >= '0' && q[-1] <= '9')
+      q--;
+    r.smem = atoi(q);
+  }
+  return r;
+}
+
+/* ---- what to say ----------------------------------------------------- */
+
+typedef struct Out {
+  FILE *f;
+  int json;
+  int first;      /* JSON: no comma before the next member */
+} Out;
+
+static void json_str(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 32)
+      fprintf(f, "\\u%04x", *s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static const char *region_text(const IrProgram *p, const IrKernel *k)
+{
+  const char *g = p->grids.data[k->grid].name;
+  if (k->region == REG_WHOLE)
+    return g;
+  if (k->region == REG_INTERIOR)
+    return arena_printf(p->arena, "interior(%s, %d)", g, k->width);
+  return arena_printf(p->arena, "a box of %s", g);
+}
+
+/* Loops of main that call kernel ki, and what temporal blocking made of them. */
+typedef Vec(const IrStmt *) StmtList;
+static void find_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList *out)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if ((s->kind == H_FOR || s->kind == H_WHILE) && (s->tb || s->tb_why)) {
+      int calls = s->tb ? s->tb->kernel == ki : 0;
+      for (int j = 0; j < s->body.len && !calls; j++)
+        calls = s->body.data[j]->kind == H_CALL && s->body.data[j]->kernel == ki;
+      if (calls)
+        vec_push(out, s);
+    }
+    find_loops(p, &s->body, ki, out);
+    find_loops(p, &s->els, ki, out);
+  }
+}
+
+static const char *tb_text(const IrProgram *p, const IrStmt *s)
+{
+  int line, col;
+  src_linecol(p->src, s->span.lo, &line, &col);
+  if (s->tb)
+    return arena_printf(p->arena, "loop at line %d: %s", line, s->tb->why);
+  return arena_printf(p->arena, "loop at line %d: not blocked: %s", line, s->tb_why);
+}
+
+static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }
+
+/* Shared memory a CUDA kernel asks for, in bytes (the pass's decisions). */
+static int smem_estimate(const IrProgram *p, const IrKernel *k)
+{
+  int bytes = k->reds.len ? 32 * 8 : 0; /* stn_block_reduce's warp partials */
+  if (k->gpu == GPU_SMEM) {
+    int tw = k->block[0] + 2 * k->smem_r[2], th = k->block[1] + 2 * k->smem_r[1], np = 2 * k->smem_r[0] + 1;
+    bytes += np * tw * th * (p->fields.data[k->smem_field].ty == TY_DOUBLE ? 8 : 4);
+  }
+  return bytes;
+}
+
+/* Registers, roughly: the values a point keeps live (the loads and the
+ * values with their own line), plus indexing; ptxas gives the real count. */
+static int register_estimate(const IrKernel *k)
+{
+  int live = 0;
+  for (int i = 0; i < k->nodes.len; i++)
+    live += k->nodes.data[i].op == OP_LOAD || (k->nodes.data[i].name && k->nodes.data[i].level == k->rank);
+  int est = 20 + live;
+  if (k->gpu == GPU_STREAM && k->gpu_queue)
+    est += 4;
+  return est > 255 ? 255 : est;
+}
+
+static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, const IrProgram *gpu, int ki)
+{
+  const IrKernel *k = cpu->kernels.data[ki], *kg = gpu->kernels.data[ki];
+  const IrGrid *g = &cpu->grids.data[k->grid];
+  int line, col;
+  src_linecol(cpu->src, k->span.lo, &line, &col);
+  int bytes = k->bytes_read + k->bytes_written;
+  double pts = default_points(cpu, k);
+  fprintf(f, "kernel %s (%s:%d): over %s\n", k->name, cpu->src->name, line, region_text(cpu, k));
+  if (pts >= 0)
+    fprintf(f, "  points:        %.0f per call at the params' defaults\n", pts);
+  else
+    fprintf(f, "  points:        set by its arguments (a box)\n");
+  fprintf(f, "  per point:     %d flops, %d bytes read + %d written = %d bytes (%d words), %.2f flops per byte\n", k->flops,
+          k->bytes_read, k->bytes_written, bytes, bytes / 4, bytes ? (double)k->flops / bytes : 0.0);
+  fprintf(f, "  halo of %s:", g->name);
+  for (int d = 0; d < g->rank; d++)
+    fprintf(f, " %d:%d%s", g->halo_lo[d], g->halo_hi[d], g->periodic[d] ? " (periodic)" : "");
+  fprintf(f, "\n  reads:        ");
+  for (int fi = 0; fi < cpu->fields.len; fi++) {
+    int loads = 0;
+    for (int i = 0; i < k->nodes.len; i++)
+      loads += k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == fi;
+    if (loads)
+      fprintf(f, " %s%s", cpu->fields.data[fi].label, loads > 1 ? arena_printf(cpu->arena, "(x%d)", loads) : "");
+  }
+  fprintf(f, "\n  writes:       ");
+  for (int fi = 0; fi < cpu->fields.len; fi++)
+    if (stores_field(k, fi))
+      fprintf(f, " %s", cpu->fields.data[fi].label);
+  fprintf(f, "\n");
+  if (k->reds.len) {
+    fprintf(f, "  reductions:   ");
+    for (int i = 0; i < k->reds.len; i++)
+      fprintf(f, " %s: %s %s", k->reds.data[i].op == RED_SUM ? "+" : k->reds.data[i].op == RED_MAX ? "max" : "min",
+              type_name(k->reds.data[i].ty), k->reds.data[i].name);
+    fprintf(f, " (generated: %s)\n", "per thread, then per block by warp shuffles, then a fixed-order finish on the GPU; "
+                                     "an OpenMP reduction clause on the CPU");
+  }
+  fprintf(f, "  openmp:        parallel for over %s (static schedule), simd over %s\n", index_name(0),
+          index_name(k->rank - 1));
+  StmtList loops = { 0 };
+  find_loops(cpu, &cpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++)
+    fprintf(f, "    temporal blocking: %s\n", tb_text(cpu, loops.data[i]));
+  loops.len = 0;
+  fprintf(f, "  cuda:          %s (block %dx%d%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
+          kg->gpu != GPU_NAIVE ? arena_printf(gpu->arena, ", marching %d planes", kg->march) : "");
+  for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
+    if (kg->gpu_rejected[s])
+      fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
+  Ptxas px = ptxas_for(o->ptxas, k->name, 0);
+  if (px.found)
+    fprintf(f, "    resources:   %d registers, %d bytes spilled (stores) and %d (loads), %d bytes of shared memory "
+               "(ptxas, sm_90)\n", px.regs, px.spill_st, px.spill_ld, px.smem);
+  else
+    fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
+            register_estimate(kg), smem_estimate(gpu, kg));
+  find_loops(gpu, &gpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++) {
+    fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
+    if (loops.data[i]->tb) {
+      Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
+      if (pt.found)
+        fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads) (ptxas, sm_90)\n", pt.regs,
+                pt.spill_st, pt.spill_ld);
+    }
+  }
+  vec_free(&loops);
+  if (pts >= 0 && bytes > 0) {
+    double sec = bytes * pts / (o->bandwidth * 1e9);
+    fprintf(f, "  predicted:     %.4f ms per call at %.0f GB/s (its bytes over the bandwidth), %.1f GFLOPS\n", sec * 1e3,
+            o->bandwidth, k->flops * pts / sec / 1e9);
+  }
+}
+
+static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, const IrProgram *gpu, int ki)
+{
+  const IrKernel *k = cpu->kernels.data[ki], *kg = gpu->kernels.data[ki];
+  const IrGrid *g = &cpu->grids.data[k->grid];
+  int line, col;
+  src_linecol(cpu->src, k->span.lo, &line, &col);
+  int bytes = k->bytes_read + k->bytes_written;
+  double pts = default_points(cpu, k);
+  fprintf(f, "    {\"name\": ");
+  json_str(f, k->name);
+  fprintf(f, ", \"line\": %d, \"region\": ", line);
+  json_str(f, region_text(cpu, k));
+  fprintf(f, ", \"grid\": ");
+  json_str(f, g->name);
+  fprintf(f, ", \"rank\": %d,\n     \"points\": ", k->rank);
+  if (pts >= 0)
+    fprintf(f, "%.0f", pts);
+  else
+    fprintf(f, "null");
+  fprintf(f, ", \"flops\": %d, \"bytes_read\": %d, \"bytes_written\": %d, \"bytes\": %d, \"intensity\": %.4f,\n", k->flops,
+          k->bytes_read, k->bytes_written, bytes, bytes ? (double)k->flops / bytes : 0.0);
+  fprintf(f, "     \"halo\": [");
+  for (int d = 0; d < g->rank; d++)
+    fprintf(f, "%s[%d, %d]", d ? ", " : "", g->halo_lo[d], g->halo_hi[d]);
+  fprintf(f, "], \"periodic\": [");
+  for (int d = 0; d < g->rank; d++)
+    fprintf(f, "%s%s", d ? ", " : "", g->periodic[d] ? "true" : "false");
+  fprintf(f, "],\n     \"reads\": [");
+  for (int fi = 0, n = 0; fi < cpu->fields.len; fi++) {
+    int loads = 0;
+    for (int i = 0; i < k->nodes.len; i++)
+      loads += k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == fi;
+    if (!loads)
+      continue;
+    fprintf(f, "%s{\"field\": ", n++ ? ", " : "");
+    json_str(f, cpu->fields.data[fi].label);
+    fprintf(f, ", \"loads\": %d}", loads);
+  }
+  fprintf(f, "], \"writes\": [");
+  for (int fi = 0, n = 0; fi < cpu->fields.len; fi++)
+    if (stores_field(k, fi)) {
+      fprintf(f, "%s", n++ ? ", " : "");
+      json_str(f, cpu->fields.data[fi].label);
+    }
+  fprintf(f, "],\n     \"reductions\": [");
+  for (int i = 0; i < k->reds.len; i++) {
+    fprintf(f, "%s{\"op\": \"%s\", \"type\": \"%s\", \"name\": ", i ? ", " : "",
+            k->reds.data[i].op == RED_SUM ? "+" : k->reds.data[i].op == RED_MAX ? "max" : "min", type_name(k->reds.data[i].ty));
+    json_str(f, k->reds.data[i].name);
+    fprintf(f, "}");
+  }
+  fprintf(f, "],\n     \"openmp\": {\"parallel\": \"%s\", \"simd\": \"%s\", \"temporal_blocking\": [", index_name(0),
+          index_name(k->rank - 1));
+  StmtList loops = { 0 };
+  find_loops(cpu, &cpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++) {
+    fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", loops.data[i]->tb ? loops.data[i]->tb->steps : 1);
+    json_str(f, tb_text(cpu, loops.data[i]));
+    fprintf(f, "}");
+  }
+  loops.len = 0;
+  fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
+  json_str(f, kg->gpu_why);
+  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"rejected\": [", kg->block[0], kg->block[1], kg->march);
+  for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)
+    if (kg->gpu_rejected[s]) {
+      fprintf(f, "%s{\"strategy\": \"%s\", \"why\": ", n++ ? ", " : "", strategy_name((GpuStrategy)s));
+      json_str(f, kg->gpu_rejected[s]);
+      fprintf(f, "}");
+    }
+  Ptxas px = ptxas_for(o->ptxas, k->name, 0);
+  fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
+             "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
+          px.found ? "ptxas" : "estimate", px.found ? px.regs : register_estimate(kg), px.found ? px.smem : smem_estimate(gpu, kg),
+          px.spill_st, px.spill_ld);
+  find_loops(gpu, &gpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++) {
+    fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", loops.data[i]->tb ? loops.data[i]->tb->steps : 1);
+    json_str(f, tb_text(gpu, loops.data[i]));
+    fprintf(f, "}");
+  }
+  vec_free(&loops);
+  fprintf(f, "]},\n     \"predicted_ms\": ");
+  if (pts >= 0 && bytes > 0)
+    fprintf(f, "%.6f", bytes * pts / (o->bandwidth * 1e9) * 1e3);
+  else
+    fprintf(f, "null");
+  fprintf(f, "}");
+}
+
+void report_print(FILE *f, const IrProgram *cpu, const IrProgram *gpu, const ReportOptions *o)
+{
+  if (o->json) {
+    fprintf(f, "{\"program\": ");
+    json_str(f, cpu->src->name);
+    fprintf(f, ", \"bandwidth_gbs\": %.1f,\n  \"params\": [", o->bandwidth);
+    for (int i = 0; i < cpu->params.len; i++) {
+      fprintf(f, "%s{\"name\": ", i ? ", " : "");
+      json_str(f, cpu->params.data[i].name);
+      fprintf(f, ", \"type\": \"%s\", \"default\": %.17g}", type_name(cpu->params.data[i].ty), cpu->params.data[i].def);
+    }
+    fprintf(f, "],\n  \"kernels\": [\n");
+    for (int i = 0; i < cpu->kernels.len; i++) {
+      kernel_json(o, f, cpu, gpu, i);
+      fprintf(f, "%s\n", i + 1 < cpu->kernels.len ? "," : "");
+    }
+    fprintf(f, "  ]\n}\n");
+    return;
+  }
+  fprintf(f, "stencilc report for %s (predicted times at %.0f GB/s; --bandwidth sets it)\n", cpu->src->name, o->bandwidth);
+  fprintf(f, "params:");
+  for (int i = 0; i < cpu->params.len; i++)
+    fprintf(f, " %s=%.9g", cpu->params.data[i].name, cpu->params.data[i].def);
+  fprintf(f, "\n");
+  for (int i = 0; i < cpu->kernels.len; i++) {
+    fprintf(f, "\n");
+    kernel_text(o, f, cpu, gpu, i);
+  }
+}
