@@ -78,6 +78,9 @@ static const OptDef optdefs[] = {
   { "-fno-cse", FLAG, NULL, "disable common-subexpression elimination" },
   { "-fno-hoist", FLAG, NULL, "compute every value at every point (no loop-invariant motion)" },
   { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants (no hoisted reciprocal)" },
+  { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
+  { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
+  { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
 };
@@ -225,6 +228,9 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-cse")) o->pass.no_cse = 1;
     else if (streq(n, "-fno-hoist")) o->pass.no_hoist = 1;
     else if (streq(n, "-fno-recip")) o->pass.no_recip = 1;
+    else if (streq(n, "-fno-tb")) o->pass.no_tb = 1;
+    else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
+    else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
     else ice("option '%s' declared but not handled", n);

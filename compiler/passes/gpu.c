@@ -175,7 +175,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       k->gpu_queue_lo = arena_alloc(p->arena, sizeof(int) * (size_t)(p->fields.len + 1));
       k->gpu_queue_hi = arena_alloc(p->arena, sizeof(int) * (size_t)(p->fields.len + 1));
       for (int f = 0; f < p->fields.len; f++)
-        k->gpu_queue[f] = (char)column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
+        k->gpu_queue[f] = !o->no_queue && column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
     }
   }
 }

@@ -9,6 +9,7 @@ typedef enum Target { TARGET_C, TARGET_OPENMP, TARGET_CUDA } Target;
 typedef struct PassOptions {
   Target target;
   int no_fold, no_cse, no_hoist, no_recip;
+  int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
   const char *cuda_strategy;  /* "naive", "stream", or NULL for the heuristic */

@@ -10,7 +10,7 @@ void pass_schedule(IrProgram *p, const PassOptions *o)
     IrKernel *k = p->kernels.data[i];
     if (o->target == TARGET_OPENMP) {
       k->omp_collapse = 1;
-      k->simd = 1;
+      k->simd = !o->no_simd;
     } else {
       k->omp_collapse = 0;
       k->simd = 0;

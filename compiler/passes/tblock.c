@@ -255,7 +255,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       if (has_call && has_swap) {
         IrTb tb = { 0 };
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
-        int steps = why ? 1 : steps_for(p->kernels.data[tb.kernel], &tb, o);
+        int steps = why || o->no_tb ? 1 : steps_for(p->kernels.data[tb.kernel], &tb, o);
+        if (!why && o->no_tb)
+          why = "-fno-tb";
         if (!why && steps <= 1)
           why = !o->tb ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
