@@ -2,6 +2,8 @@
 #   make          build build/stencilc and build/libstn.a
 #   make run      build, then compile examples/himeno.stn for OpenMP and run size S
 #   make test     build, then run every test (ends with "N passed, N failed")
+#   make install PREFIX=/usr/local   (DESTDIR too) the compiler, runtime, headers, man page,
+#                 pkg-config files and CMake package; make uninstall PREFIX=... removes them
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
@@ -15,7 +17,7 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
           compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
           compiler/backend/cg_common.c compiler/backend/cg_c.c compiler/backend/cg_c_tb.c compiler/backend/cg_cuda.c compiler/backend/cg_cuda_tb.c \
-          compiler/backend/report.c
+          compiler/backend/cg_lib.c compiler/backend/report.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
 HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
 INC     = -Icompiler -I$(B)/gen
@@ -26,7 +28,8 @@ ifeq ($(PNG),1)
 RT_DEFS   = -DSTN_HAVE_PNG
 LINK_LIBS = -lpng -lz
 endif
-DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"' -DSTN_LINK_LIBS='"$(LINK_LIBS)"'
+DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"' -DSTN_LINK_LIBS='"$(LINK_LIBS)"' \
+          -DSTN_CUDA_LIB_DIR='"$(CUDA_LIB)"'
 
 all: $(B)/stencilc $(B)/libstn.a
 
@@ -72,6 +75,7 @@ $(B)/libstn.a: $(B)/runtime/stn.o
 
 # The CUDA runtime, when nvcc is there (CI compiles CUDA; it has no GPU).
 NVCC ?= $(shell command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_LIB = $(if $(NVCC),$(abspath $(dir $(NVCC))../lib64),/usr/local/cuda/lib64)
 ifneq ($(NVCC),)
 all: $(B)/libstn_cuda.a
 endif
@@ -94,7 +98,34 @@ test: all tools $(B)/asan/stencilc
 	@tools/deps.sh test
 	@tests/run.sh
 
+# make install PREFIX=... : everything a project needs to generate and link
+# kernels, relocatable (stencilc finds PREFIX/include/stencilc from its own
+# path; the pkg-config and CMake files from theirs). docs/library.md.
+PREFIX  ?= /usr/local
+VERSION := $(shell sed -n 's/.*STENCILC_VERSION "\(.*\)".*/\1/p' compiler/util.h)
+I        = $(DESTDIR)$(PREFIX)
+SUBST    = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@LINK_LIBS@|$(LINK_LIBS)|g' -e 's|@CUDA_LIB@|$(CUDA_LIB)|g'
+
+install: all
+	install -d $(I)/bin $(I)/lib/pkgconfig $(I)/lib/cmake/stencilc $(I)/include/stencilc $(I)/share/man/man1
+	install -m 755 $(B)/stencilc $(I)/bin/stencilc
+	install -m 644 $(B)/libstn.a $(I)/lib/libstn.a
+	install -m 644 runtime/stn.h runtime/stn_cuda.h $(I)/include/stencilc/
+	install -m 644 docs/stencilc.1 $(I)/share/man/man1/stencilc.1
+	$(SUBST) tools/install/stencilc.pc.in > $(I)/lib/pkgconfig/stencilc.pc
+	$(SUBST) tools/install/stencilcConfig.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfig.cmake
+	$(SUBST) tools/install/stencilcConfigVersion.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfigVersion.cmake
+	if [ -f $(B)/libstn_cuda.a ]; then \
+	  install -m 644 $(B)/libstn_cuda.a $(I)/lib/libstn_cuda.a && \
+	  $(SUBST) tools/install/stencilc-cuda.pc.in > $(I)/lib/pkgconfig/stencilc-cuda.pc; fi
+	@echo "installed stencilc $(VERSION) in $(I)"
+
+uninstall:
+	rm -f $(I)/bin/stencilc $(I)/lib/libstn.a $(I)/lib/libstn_cuda.a $(I)/share/man/man1/stencilc.1 \
+	  $(I)/lib/pkgconfig/stencilc.pc $(I)/lib/pkgconfig/stencilc-cuda.pc
+	rm -rf $(I)/include/stencilc $(I)/lib/cmake/stencilc
+
 clean:
 	rm -rf $(B)
 
-.PHONY: all tools run test clean
+.PHONY: all tools run test clean install uninstall

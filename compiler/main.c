@@ -24,7 +24,68 @@
 #ifndef STN_LINK_LIBS
 #define STN_LINK_LIBS ""  /* what the runtime needs besides libm: -lpng -lz when built with libpng */
 #endif
+#ifndef STN_CUDA_LIB_DIR
+#define STN_CUDA_LIB_DIR "/usr/local/cuda/lib64"  /* libcudart, for --print-libs --target=cuda */
+#endif
 #define DEFAULT_CFLAGS "-O3 -march=native"
+
+/* Where the runtime's headers and libraries are: $STENCILC_RUNTIME_DIR
+ * and $STENCILC_LIB_DIR when set; else, for an installed stencilc
+ * (PREFIX/bin), PREFIX/include/stencilc and PREFIX/lib, found from the
+ * executable's own path so that the installed tree can be moved; else the
+ * source tree it was built in. */
+static const char *installed_dir(const char *sub, const char *probe)
+{
+  static char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return NULL;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash)
+    return NULL;
+  *slash = 0; /* PREFIX/bin */
+  slash = strrchr(exe, '/');
+  if (!slash || strcmp(slash, "/bin") != 0)
+    return NULL;
+  *slash = 0;
+  char *dir = malloc(strlen(exe) + strlen(sub) + 2), *file = malloc(strlen(exe) + strlen(sub) + strlen(probe) + 3);
+  if (!dir || !file)
+    return NULL;
+  sprintf(dir, "%s/%s", exe, sub);
+  sprintf(file, "%s/%s", dir, probe);
+  int there = access(file, R_OK) == 0;
+  free(file);
+  if (!there) {
+    free(dir);
+    return NULL;
+  }
+  return dir;
+}
+
+static const char *runtime_include(void)
+{
+  static const char *dir;
+  if (!dir)
+    dir = getenv("STENCILC_RUNTIME_DIR");
+  if (!dir)
+    dir = installed_dir("include/stencilc", "stn.h");
+  if (!dir)
+    dir = STN_RUNTIME_DIR;
+  return dir;
+}
+
+static const char *runtime_lib(void)
+{
+  static const char *dir;
+  if (!dir)
+    dir = getenv("STENCILC_LIB_DIR");
+  if (!dir)
+    dir = installed_dir("lib", "libstn.a");
+  if (!dir)
+    dir = STN_LIB_DIR;
+  return dir;
+}
 
 typedef struct Options {
   const char *input, *output;
@@ -45,9 +106,9 @@ typedef struct OptDef {
 } OptDef;
 
 static const OptDef optdefs[] = {
-  { "-o", VALUE, "FILE", "write the output to FILE (default: stdout; with --build: the program name)" },
+  { "-o", VALUE, "FILE", "write the output to FILE (default: stdout; with --build: the program name; with --emit=lib: the source, its header FILE.h beside it)" },
   { "--target", VALUE, "c|openmp|cuda", "code generator (default: openmp)" },
-  { "--emit", VALUE, "c|ir|ast", "what to print: generated code (default), the IR after all passes, or the AST" },
+  { "--emit", VALUE, "c|ir|ast|lib", "what to print: generated code (default), the IR after all passes, the AST, or a library (docs/library.md)" },
   { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
@@ -88,7 +149,8 @@ static const OptDef optdefs[] = {
 static void usage(FILE *out)
 {
   fprintf(out, "usage: stencilc [options] file.stn\n\n"
-               "Compiles a stencil program to C or OpenMP C linked with the stencilc runtime.\n\n"
+               "Compiles a stencil program to C, OpenMP C or CUDA linked with the stencilc runtime:\n"
+               "a program, or with --emit=lib a library for your own program.\n\n"
                "options:\n");
   for (size_t i = 0; i < sizeof optdefs / sizeof optdefs[0]; i++) {
     const OptDef *d = &optdefs[i];
@@ -248,8 +310,10 @@ static void parse_options(Options *o, int argc, char **argv)
     bad_usage("unknown CUDA strategy '%s' (choose naive, smem or stream)", o->pass.cuda_strategy);
   if (o->pass.tb)
     check_tb(o->pass.tb);
-  if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast"))
-    bad_usage("unknown --emit kind '%s' (choose c, ir or ast)", o->emit);
+  if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast") && !streq(o->emit, "lib"))
+    bad_usage("unknown --emit kind '%s' (choose c, ir, ast or lib)", o->emit);
+  if (o->emit && streq(o->emit, "lib") && o->build)
+    bad_usage("%s", "--emit=lib writes a header and a source file for your build; it does not --build");
   if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {
     int found = 0;
     for (int i = 0; i < pass_count; i++)
@@ -292,8 +356,7 @@ static char *read_file(const char *path, int *len)
 
 static int run_nvcc(const Options *o, const char *src, const char *exe)
 {
-  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
-  const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+  const char *rt = runtime_include(), *lib = runtime_lib();
   const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
@@ -310,8 +373,7 @@ static int run_cc(const Options *o, const char *csrc, const char *exe)
 {
   const char *cc = o->cc ? o->cc : getenv("CC") ? getenv("CC") : "cc";
   const char *cflags = o->cflags ? o->cflags : DEFAULT_CFLAGS;
-  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
-  const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+  const char *rt = runtime_include(), *lib = runtime_lib();
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' '%s/libstn.a' %s -lm", cc, cflags,
              o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, lib, STN_LINK_LIBS);
@@ -362,7 +424,7 @@ static char *ptxas_report(const Options *o, const IrProgram *gpu)
   }
   fclose(f);
   buf_free(&code);
-  const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
+  const char *rt = runtime_include();
   Buf cmd = { 0 };
   buf_printf(&cmd, "'%s' -arch=%s -O3 -Xptxas -v -I'%s' -c -o /dev/null '%s' 2>&1", nvcc, o->arch ? o->arch : "sm_90", rt,
              path);
@@ -419,18 +481,56 @@ static const char *default_exe(Arena *a, const char *input)
   return arena_strndup(a, base, n);
 }
 
+static int write_file(const char *path, const Buf *b)
+{
+  FILE *f = fopen(path, "w");
+  if (!f || fwrite(b->s, 1, b->len, f) != b->len || fclose(f) != 0) {
+    fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", path, strerror(errno));
+    return 0;
+  }
+  return 1;
+}
+
+/* --emit=lib: -o FILE.c (FILE.cu for CUDA) names the source; the header
+ * is FILE.h beside it. Without -o: NAME.c and NAME.h from the input's name. */
+static int write_library(const Options *o, const IrProgram *ir, Arena *arena)
+{
+  int cuda = o->pass.target == TARGET_CUDA;
+  const char *src = o->output ? o->output : arena_printf(arena, "%s.%s", default_exe(arena, o->input), cuda ? "cu" : "c");
+  const char *dot = strrchr(src, '.'), *slash = strrchr(src, '/');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - src) : strlen(src);
+  const char *hdr = arena_printf(arena, "%.*s.h", (int)stem, src);
+  if (streq(hdr, src))
+    bad_usage("-o %s: the library's source file cannot be named .h (its header is)", src);
+  const char *hbase = strrchr(hdr, '/') ? strrchr(hdr, '/') + 1 : hdr;
+  Buf code = { 0 }, header = { 0 };
+  if (cuda)
+    cg_cuda_library(&code, &header, ir, hbase);
+  else
+    cg_c_library(&code, &header, ir, o->pass.target == TARGET_OPENMP, hbase);
+  int ok = write_file(hdr, &header) && write_file(src, &code);
+  buf_free(&code);
+  buf_free(&header);
+  return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
   Options o = { 0 };
   parse_options(&o, argc, argv);
   if (o.print_cflags || o.print_libs) {
-    const char *rt = getenv("STENCILC_RUNTIME_DIR") ? getenv("STENCILC_RUNTIME_DIR") : STN_RUNTIME_DIR;
-    const char *lib = getenv("STENCILC_LIB_DIR") ? getenv("STENCILC_LIB_DIR") : STN_LIB_DIR;
+    const char *rt = runtime_include(), *lib = runtime_lib();
     if (o.print_cflags)
       printf("-I%s\n", rt);
     if (o.print_libs)
-      printf("%s%s/libstn.a %s -lm\n", o.pass.target == TARGET_CUDA ? arena_printf(arena_new(), "%s/libstn_cuda.a ", lib) : "",
-             lib, STN_LINK_LIBS);
+    {
+      if (o.pass.target == TARGET_CUDA)
+        printf("%s/libstn_cuda.a ", lib);
+      printf("%s/libstn.a %s", lib, STN_LINK_LIBS);
+      if (o.pass.target == TARGET_CUDA) /* nvcc links these itself; a C linker needs them */
+        printf(" -L%s -lcudart -lstdc++", STN_CUDA_LIB_DIR);
+      printf(" -lm\n");
+    }
     return 0;
   }
   if (o.list_passes) {
@@ -459,7 +559,7 @@ int main(int argc, char **argv)
   }
   Sema sema;
   if (diag.nerrors == 0)
-    sema_check(&sema, arena, &diag, &prog);
+    sema_check(&sema, arena, &diag, &prog, !(o.emit && streq(o.emit, "lib")));
   if (diag.nerrors) {
     fprintf(stderr, "%d error%s generated.\n", diag.nerrors, diag.nerrors == 1 ? "" : "s");
     goto out;
@@ -484,6 +584,11 @@ int main(int argc, char **argv)
     if (out != stdout)
       fclose(out);
     status = 0;
+    goto out;
+  }
+
+  if (o.emit && streq(o.emit, "lib")) {
+    status = write_library(&o, ir, arena);
     goto out;
   }
 

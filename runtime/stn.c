@@ -173,6 +173,44 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
     *(double *)p->addr = v;
 }
 
+void stn_lib_init(stn_program *p)
+{
+  (void)p;
+  if (!run_t0)
+    run_t0 = stn_time();
+  const char *env = getenv("STN_PROFILE");
+  stn_profiling = env && *env && strcmp(env, "0") != 0;
+}
+
+/* Copies the points between a field's storage and a dense C-order array
+ * (to_dense: storage -> array). */
+static void copy_points(const stn_field *f, void *dense, int to_dense)
+{
+  const stn_grid *g = f->grid;
+  size_t es = stn_type_size(f->type);
+  long n0 = g->rank == 3 ? g->n[0] : 1, n1 = g->rank >= 2 ? g->n[g->rank - 2] : 1, row = g->n[g->rank - 1];
+  long s0 = g->rank == 3 ? g->stride[0] : 0, s1 = g->rank >= 2 ? g->stride[g->rank - 2] : 0;
+  char *d = dense;
+  for (long i = 0; i < n0; i++)
+    for (long j = 0; j < n1; j++) {
+      char *field_row = (char *)f->origin + (size_t)(i * s0 + j * s1) * es;
+      char *dense_row = d + (size_t)((i * n1 + j) * row) * es;
+      if (to_dense)
+        memcpy(dense_row, field_row, (size_t)row * es);
+      else
+        memcpy(field_row, dense_row, (size_t)row * es);
+    }
+}
+
+void stn_field_get(const stn_field *f, void *dst) { copy_points(f, dst, 1); }
+void stn_field_set(stn_field *f, const void *src) { copy_points(f, (void *)src, 0); }
+
+void stn_field_free(stn_field *f)
+{
+  free(f->mem);
+  f->mem = f->origin = NULL;
+}
+
 void stn_init(stn_program *p, int argc, char **argv)
 {
   run_t0 = stn_time();

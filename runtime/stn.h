@@ -98,6 +98,15 @@ void stn_field_write(const stn_field *f, const char *path);
 void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 /* Writes the fields named by --save and releases everything. */
 void stn_finish(stn_program *p);
+
+/* ---- library mode (stencilc --emit=lib) --------------------------------
+ * What stn_init does for a program, without a command line (the profile
+ * from STN_PROFILE); and a field's points copied out of and into its
+ * storage: C order, last index fastest, no halo or padding. */
+void stn_lib_init(stn_program *p);
+void stn_field_free(stn_field *f);
+void stn_field_get(const stn_field *f, void *dst);
+void stn_field_set(stn_field *f, const void *src);
 /* Did the command line ask to --save this field? */
 int stn_save_requested(const char *field);
 /* The i-th --save request (0 when there is none). */

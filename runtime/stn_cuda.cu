@@ -307,6 +307,52 @@ void stn_cuda_field_write_image(const stn_field *f, const char *path, double lo,
   free(h.mem);
 }
 
+void stn_cuda_lib_init(stn_program *p)
+{
+  p->copy_bandwidth = cuda_copy_bandwidth;
+  p->target = "cuda";
+  /* a library has no command line: --autotune is STN_AUTOTUNE=1 */
+  const char *tune = getenv("STN_AUTOTUNE");
+  if (tune && *tune && strcmp(tune, "0") != 0)
+    stn_cuda_autotune = 1;
+  stn_lib_init(p);
+  stn_cuda_init(p);
+}
+
+void stn_cuda_lib_finish(stn_program *p)
+{
+  stn_cuda_sync();
+  prof_harvest();
+  stn_prof_report(p);
+}
+
+void stn_cuda_field_free(stn_field *f)
+{
+  STN_CUDA_CHECK(cudaFree(f->mem));
+  f->mem = f->origin = NULL;
+}
+
+void stn_cuda_field_get(const stn_field *f, void *dst)
+{
+  stn_cuda_sync();
+  stn_field h;
+  host_copy(f, &h);
+  stn_field_get(&h, dst);
+  free(h.mem);
+}
+
+void stn_cuda_field_set(stn_field *f, const void *src)
+{
+  stn_cuda_sync();
+  stn_field h;
+  host_copy(f, &h); /* keeps the halo as it is */
+  stn_field_set(&h, src);
+  size_t bytes = f->grid->size * stn_type_size(f->type);
+  STN_CUDA_CHECK(cudaMemcpy(f->mem, h.mem, bytes, cudaMemcpyHostToDevice));
+  stn_prof_transfer(1, (double)bytes);
+  free(h.mem);
+}
+
 void stn_cuda_finish(stn_program *p)
 {
   stn_cuda_sync();

@@ -26,6 +26,14 @@ void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long
 void stn_cuda_field_write(const stn_field *f, const char *path);
 void stn_cuda_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 void stn_cuda_finish(stn_program *p);
+/* Library mode (stn.h): the device check, and device fields' points copied
+ * through the host; stn_cuda_lib_finish delivers pending results, prints
+ * the profile when asked, and releases the reductions' buffers. */
+void stn_cuda_lib_init(stn_program *p);
+void stn_cuda_lib_finish(stn_program *p);
+void stn_cuda_field_free(stn_field *f);
+void stn_cuda_field_get(const stn_field *f, void *dst);
+void stn_cuda_field_set(stn_field *f, const void *src);
 
 /* A kernel's reductions (one stn_reduction, static in its wrapper).
  * Deterministic (the default): each block writes one partial per

@@ -20,6 +20,11 @@ if [ "${1:-build}" = test ]; then
   have python3 || missing="$missing python3"
   # the --report=json schema test
   python3 -c 'import jsonschema' 2>/dev/null || missing="$missing python3-jsonschema"
+  # make install's products: the man page rendered, the embedding examples
+  # built with pkg-config and with CMake
+  have groff || missing="$missing groff-base"
+  have pkg-config || missing="$missing pkg-config"
+  have cmake || missing="$missing cmake"
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && have apt-get; then

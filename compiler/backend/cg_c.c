@@ -124,7 +124,7 @@ static void print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opt
   cg_c_print_tb(b, p, tb, *(const int *)opts);
 }
 
-void cg_c_program(Buf *b, const IrProgram *p, int openmp)
+static CgTarget c_target(int openmp)
 {
   static const int yes = 1, no = 0;
   CgTarget t = {
@@ -142,7 +142,25 @@ void cg_c_program(Buf *b, const IrProgram *p, int openmp)
     .time_fn = "stn_time",
     .print_kernel = print_kernel,
     .print_tb = print_tb,
+    .lib_init = openmp ? "stn_lib_init(&stn_lib_program); stn_lib_program.copy_bandwidth = stn_host_copy_bandwidth; stn_lib_program.target = \"openmp\";"
+                       : "stn_lib_init(&stn_lib_program); stn_lib_program.copy_bandwidth = stn_host_copy_bandwidth; stn_lib_program.target = \"c\";",
+    .lib_finish = "stn_prof_report(&stn_lib_program);",
+    .field_free = "stn_field_free",
+    .field_get = "stn_field_get",
+    .field_set = "stn_field_set",
     .opts = openmp ? &yes : &no,
   };
+  return t;
+}
+
+void cg_c_program(Buf *b, const IrProgram *p, int openmp)
+{
+  CgTarget t = c_target(openmp);
   cg_print_program(b, p, &t);
+}
+
+void cg_c_library(Buf *src, Buf *hdr, const IrProgram *p, int openmp, const char *header_name)
+{
+  CgTarget t = c_target(openmp);
+  cg_print_library(src, hdr, p, &t, header_name);
 }

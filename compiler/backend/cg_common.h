@@ -80,10 +80,22 @@ typedef struct CgTarget {
   void (*print_kernel)(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts);
   /* A temporally blocked kernel: name_tb_(args, results, prev) */
   void (*print_tb)(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
+  /* library mode: the runtime calls for setting up, finishing, freeing a
+   * field, and copying its points out and in */
+  const char *lib_init, *lib_finish, *field_free, *field_get, *field_set;
   const void *opts;
 } CgTarget;
 
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t);
+/* The pieces of a program (cg_print_program) that library mode reuses
+ * (cg_lib.c): everything before main; the grids and fields; main's body. */
+void print_definitions(Printer *pr);
+void print_setup(Printer *pr);
+void print_main_body(Printer *pr);
+void print_about(Buf *b, const Source *src);
+/* Library mode: src gets the definitions and the API, hdr the API's
+ * declarations; header_name is what src includes. */
+void cg_print_library(Buf *src, Buf *hdr, const IrProgram *p, const CgTarget *t, const char *header_name);
 /* Declarations of the wrapped neighbour distances along periodic
  * dimension d that the kernel's loads use (ity: the index type). */
 void print_wrap_decls(Printer *pr, int d, int depth, const char *ity);

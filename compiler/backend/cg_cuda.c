@@ -431,7 +431,7 @@ static void print_tables(Buf *b, const IrProgram *p)
   }
 }
 
-void cg_cuda_program(Buf *b, const IrProgram *p)
+static CgTarget cuda_target(void)
 {
   CgTarget t = {
     .name = "cuda",
@@ -451,6 +451,23 @@ void cg_cuda_program(Buf *b, const IrProgram *p)
     .print_tables = print_tables,
     .print_kernel = print_kernel,
     .print_tb = cg_cuda_print_tb,
+    .lib_init = "stn_cuda_lib_init(&stn_lib_program);",
+    .lib_finish = "stn_cuda_lib_finish(&stn_lib_program);",
+    .field_free = "stn_cuda_field_free",
+    .field_get = "stn_cuda_field_get",
+    .field_set = "stn_cuda_field_set",
   };
+  return t;
+}
+
+void cg_cuda_program(Buf *b, const IrProgram *p)
+{
+  CgTarget t = cuda_target();
   cg_print_program(b, p, &t);
+}
+
+void cg_cuda_library(Buf *src, Buf *hdr, const IrProgram *p, const char *header_name)
+{
+  CgTarget t = cuda_target();
+  cg_print_library(src, hdr, p, &t, header_name);
 }

@@ -179,6 +179,7 @@ typedef struct IrProgram {
   Vec(IrVar) vars;
   IrNodes host;            /* expression pool for main and the grid sizes */
   IrBlock main;
+  int has_main;            /* 0: a library's .stn file without main (--emit=lib) */
 } IrProgram;
 
 /* lower.c */

@@ -743,7 +743,9 @@ IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src)
   for (int i = 0; i < s->kernels.len; i++)
     vec_push(&p->kernels, lower_kernel(&L, s->kernels.data[i]));
   L.pool = &p->host;
-  lower_hblock(&L, s->main->a, &p->main);
+  if (s->main)
+    lower_hblock(&L, s->main->a, &p->main);
+  p->has_main = s->main != NULL;
 
   free(L.table_of);
   free(L.var_of);

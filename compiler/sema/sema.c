@@ -1706,7 +1706,7 @@ static void check_kernel(Ctx *c, Node *kd)
   c->where = IN_GLOBAL;
 }
 
-int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog)
+int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main)
 {
   memset(s, 0, sizeof *s);
   s->arena = arena;
@@ -1746,8 +1746,9 @@ int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog)
       ice("sema: unexpected declaration kind %d", d->kind);
     }
   }
-  if (!s->main && diag->nerrors == before)
-    diag_error(diag, (Span){ prog->src.len, prog->src.len }, "the program has no 'main { ... }' block");
+  if (!s->main && need_main && diag->nerrors == before)
+    diag_error(diag, (Span){ prog->src.len, prog->src.len },
+               "the program has no 'main { ... }' block (only a library, --emit=lib, can do without)");
   for (int i = 0; i < c.all_scopes.len; i++)
     vec_free(&c.all_scopes.data[i]->syms);
   vec_free(&c.all_scopes);

@@ -67,6 +67,7 @@ Type sema_arith_type(Type a, Type b);
  * 0 if it is not one. For the lowering of unrolled loops. */
 int sema_eval(Node *n, double *out);
 
-/* Checks prog; returns the number of errors. */
-int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog);
+/* Checks prog; returns the number of errors. A program needs a main; a
+ * library (--emit=lib, need_main 0) may leave it out. */
+int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main);
 #endif

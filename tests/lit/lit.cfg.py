@@ -17,6 +17,9 @@ llvm_bin = '/usr/lib/llvm-14/bin'
 path = os.environ.get('PATH', '')
 if os.path.isdir(llvm_bin):
     path = llvm_bin + os.pathsep + path
+# nvcc where CUDA installs it, for the tests that compile CUDA (and CMake's CUDA)
+if not shutil.which('nvcc') and os.path.exists('/usr/local/cuda/bin/nvcc'):
+    path = path + os.pathsep + '/usr/local/cuda/bin'
 config.environment['PATH'] = path
 for var in ('HOME', 'TMPDIR'):
     if var in os.environ:
