@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef STN_HAVE_PNG
 #include <png.h>
 #endif
@@ -15,8 +16,17 @@ typedef struct save_req { const char *field, *path; } save_req;
 static save_req *saves;
 static int nsaves;
 
+static struct {
+  int on, tty, shown;
+  const char *what;
+  long total, done;
+  double t0, every, next;
+} progress;
+
 void stn_fatal(const char *fmt, ...)
 {
+  if (progress.shown && progress.tty)
+    fputs("\r\033[K", stderr);
   va_list ap;
   va_start(ap, fmt);
   fputs("error: ", stderr);
@@ -31,6 +41,61 @@ double stn_time(void)
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+
+void stn_progress_begin(const char *what, long total)
+{
+  const char *env = getenv("STN_PROGRESS"), *every = getenv("STN_PROGRESS_EVERY");
+  progress.tty = isatty(2);
+  progress.on = env && *env ? strcmp(env, "0") != 0 : progress.tty;
+  progress.every = every && *every ? atof(every) : 0.5;
+  progress.what = what;
+  progress.total = total;
+  progress.done = 0;
+  progress.shown = 0;
+  progress.t0 = stn_time();
+  progress.next = progress.t0 + progress.every;
+}
+
+/* Called as each iteration (or pass of n) starts: the ones before are done. */
+void stn_progress_add(long n)
+{
+  long done = progress.done;
+  progress.done += n;
+  if (!progress.on || done == 0)
+    return;
+  double now = stn_time();
+  if (now < progress.next)
+    return;
+  progress.next = now + progress.every;
+  double rate = done / (now - progress.t0);
+  char line[160];
+  int len = snprintf(line, sizeof line, "%s %ld", progress.what, done);
+  if (progress.total > 0)
+    len += snprintf(line + len, sizeof line - (size_t)len, "/%ld (%.0f%%)", progress.total,
+                    100.0 * (double)done / (double)progress.total);
+  len += snprintf(line + len, sizeof line - (size_t)len, rate >= 100 ? ", %.0f it/s" : ", %.3g it/s", rate);
+  if (progress.total > 0 && rate > 0)
+    snprintf(line + len, sizeof line - (size_t)len, ", %.0f s left", (double)(progress.total - done) / rate);
+  fprintf(stderr, progress.tty ? "\r\033[K%s" : "%s\n", line);
+  fflush(stderr);
+  progress.shown = 1;
+}
+
+void stn_progress_clear(void)
+{
+  if (progress.shown && progress.tty) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  progress.shown = 0;
+}
+
+void stn_progress_end(void)
+{
+  stn_progress_clear();
+  progress.on = 0;
 }
 
 static const char *type_word(stn_type t) { return t == STN_INT ? "int" : t == STN_FLOAT ? "float" : "double"; }

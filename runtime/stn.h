@@ -135,6 +135,19 @@ void stn_prof_transfer(int to_device, double bytes);
 void stn_prof_report(const stn_program *p);
 void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/* ---- progress of long runs ------------------------------------------------
+ * main's outermost loops that call kernels report their iteration, rate
+ * and (for a counted loop) the time left on stderr, at most every half
+ * second and from the first half second on, when stderr is a terminal; on
+ * one line that the end clears. STN_PROGRESS=0 turns it off, =1 on even
+ * when stderr is not a terminal (a line each, for logs);
+ * STN_PROGRESS_EVERY=SECONDS sets the interval. */
+void stn_progress_begin(const char *what, long total);   /* total < 0: not known (while) */
+void stn_progress_add(long iterations);
+void stn_progress_end(void);
+/* Clears the progress line before a print (the loop goes on reporting). */
+void stn_progress_clear(void);
+
 static inline size_t stn_type_size(stn_type t) { return t == STN_DOUBLE ? 8 : 4; }
 
 /* Zeroes a field with the same static schedule as the generated loops

@@ -654,6 +654,44 @@ static void print_call(Printer *pr, const IrStmt *s, const char *fname, const ch
   buf_puts(b, ");\n");
 }
 
+/* Does the block call a kernel (at any depth)? */
+static int calls_kernel(const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_CALL || calls_kernel(&s->body) || calls_kernel(&s->els))
+      return 1;
+  }
+  return 0;
+}
+
+/* main's outermost loops that call kernels report progress (stn.h:
+ * stn_progress_*): before the loop its label and count, in it each
+ * iteration, after it the end. */
+static int reports_progress(Printer *pr, const IrStmt *s)
+{
+  return pr->loops == 0 && calls_kernel(&s->body);
+}
+
+static void progress_begin(Printer *pr, const IrStmt *s, int depth)
+{
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  if (s->kind == H_WHILE) {
+    buf_printf(b, "stn_progress_begin(\"%s: iteration\", -1);\n", p->name);
+  } else {
+    const IrNode *lo = &p->host.data[s->expr];
+    buf_printf(b, "stn_progress_begin(\"%s: %s\", (long)", p->name, p->vars.data[s->var].name);
+    print_expr(pr, s->expr2, P_MUL, 0);
+    if (lo->op != OP_CONST || lo->name || lo->f != 0) {
+      buf_puts(b, " - ");
+      print_expr(pr, s->expr, P_MUL, 1);
+    }
+    buf_puts(b, ");\n");
+  }
+  indent(b, depth);
+}
+
 /* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
  * steps first, then passes of T fused steps, the last of which gives the
  * loop's reductions. */
@@ -672,6 +710,10 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_puts(b, ";\n");
   indent(b, depth + 1);
   buf_printf(b, "for (%s = 0; %s < stn_tb_steps %% %d; %s++) {\n", v, v, tb->steps, v);
+  if (pr->progress) {
+    indent(b, depth + 2);
+    buf_puts(b, "stn_progress_add(1);\n");
+  }
   print_hblock(pr, &s->body, depth + 2);
   indent(b, depth + 1);
   buf_puts(b, "}\n");
@@ -688,11 +730,39 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = 0; %s < stn_tb_steps / %d; %s++)\n", v, v, tb->steps, v);
+  buf_printf(b, "for (%s = 0; %s < stn_tb_steps / %d; %s++)%s\n", v, v, tb->steps, v, pr->progress ? " {" : "");
   indent(b, depth + 2);
   print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", p->kernels.data[tb->kernel]->name), "stn_tb_prev");
+  if (pr->progress) {
+    indent(b, depth + 2);
+    buf_printf(b, "stn_progress_add(%d);\n", tb->steps);
+    indent(b, depth + 1);
+    buf_puts(b, "}\n");
+  }
   indent(b, depth);
   buf_puts(b, "}\n");
+}
+
+/* A loop's body, one loop deeper; the first statement counts the
+ * iteration when the loop reports progress. */
+static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progress)
+{
+  int saved = pr->progress;
+  if (progress) {
+    indent(pr->b, depth);
+    buf_puts(pr->b, "stn_progress_add(1);\n");
+    pr->progress = 1;
+  }
+  pr->loops++;
+  print_hblock(pr, &s->body, depth);
+  pr->loops--;
+  pr->progress = saved;
+}
+
+static void progress_end(Printer *pr, int depth)
+{
+  indent(pr->b, depth);
+  buf_puts(pr->b, "stn_progress_end();\n");
 }
 
 static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
@@ -715,8 +785,15 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     print_call(pr, s, p->kernels.data[s->kernel]->name, NULL);
     return;
   case H_FOR: {
+    int progress = reports_progress(pr, s);
+    if (progress)
+      progress_begin(pr, s, depth);
     if (s->tb) {
+      pr->progress = progress;
       print_tb_loop(pr, s, depth);
+      pr->progress = 0;
+      if (progress)
+        progress_end(pr, depth);
       return;
     }
     const char *v = cname(p, p->vars.data[s->var].name);
@@ -736,12 +813,17 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     else
       buf_printf(b, "stn_end_%s", v);
     buf_printf(b, "; %s++) {\n", v);
-    print_hblock(pr, &s->body, depth + 1);
+    print_loop_body(pr, s, depth + 1, progress);
     indent(b, depth);
     buf_puts(b, "}\n");
+    if (progress)
+      progress_end(pr, depth);
     return;
   }
-  case H_WHILE:
+  case H_WHILE: {
+    int progress = reports_progress(pr, s);
+    if (progress)
+      progress_begin(pr, s, depth);
     if (lazy_reads(pr, s->expr)) {
       buf_printf(b, "while ((%s(), ", pr->target->sync);
       host_expr(pr, s->expr);
@@ -751,10 +833,13 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       host_expr(pr, s->expr);
       buf_puts(b, ") {\n");
     }
-    print_hblock(pr, &s->body, depth + 1);
+    print_loop_body(pr, s, depth + 1, progress);
     indent(b, depth);
     buf_puts(b, "}\n");
+    if (progress)
+      progress_end(pr, depth);
     return;
+  }
   case H_IF:
     buf_puts(b, "if (");
     host_expr(pr, s->expr);
@@ -775,6 +860,10 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     buf_printf(b, "stn_field_swap(&%s_, &%s_);\n", p->fields.data[s->field].name, p->fields.data[s->field2].name);
     return;
   case H_PRINT: {
+    if (pr->progress) { /* off the terminal's line first */
+      buf_puts(b, "stn_progress_clear();\n");
+      indent(b, depth);
+    }
     buf_puts(b, "printf(\"");
     for (int i = 0; i < s->items.len; i++) {
       const IrPrintItem *it = &s->items.data[i];

@@ -17,6 +17,8 @@ struct Printer {
   int device;              /* printing device code: tables are the device copies */
   const struct CgTarget *target;
   const char *lazy;        /* main: variables that receive results later */
+  int loops;               /* main: loops around the statement being printed */
+  int progress;            /* main: inside a loop that reports progress */
   /* CUDA smem strategy: loads of this field read the staged tile. */
   int staged;              /* 1 when the fields below apply */
   int staged_field, staged_tw, staged_rj, staged_rk;
