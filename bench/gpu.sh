@@ -10,6 +10,9 @@
 #          ONLY=a|b   verify only these cases (names as in verify_cases)
 #          SKIP_TB=1   no temporal-blocking sections; TB_ONLY=1 only those
 #          OUT=dir     where logs go (default: a temporary folder)
+#          SECTIONS=a,b  only these of: verify (with ONLY=), steps (the
+#                      optimization steps of docs/optimizations.md), lib
+#                      (library mode and the embedding examples on the GPU)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -60,9 +63,8 @@ images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;fi
 CASES
 }
 
-# TB_ONLY=1: only the temporal-blocking sections.
-[ "${TB_ONLY:-0}" = 1 ] && ONLY=none
 # ---- verify --------------------------------------------------------------
+section_verify() {
 say ""
 say "verification (small sizes, against --target=c; fields start as NaN on the GPU unless the program relies on zeros):"
 while IFS='|' read -r ex src args fields checks sanargs start; do
@@ -124,11 +126,137 @@ while IFS='|' read -r ex src args fields checks sanargs start; do
   done
 done < <(verify_cases | grep -E "^(${ONLY:-.*})\|")
 # Deterministic reductions: two runs, bit-identical sums.
-[ "${TB_ONLY:-0}" = 1 ] || {
+[ -n "${ONLY:-}" ] || {
 build/stencilc --target=cuda --build -o "$T/det" examples/himeno.stn >/dev/null 2>&1
 a=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa); b=$("$T/det" --NI=129 --NJ=129 --NK=257 --ITERS=3 | grep Gosa)
 if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the same '$a'"; else say "  deterministic reductions: DIFFER ($a / $b)"; fail=1; fi
 }
+}
+
+# ---- optimization steps (docs/optimizations.md) ----------------------------
+# Each program built step by step, each step adding one optimization (or
+# choosing another strategy), all timed at one size in this run. Every
+# step's printed result is checked against the first step's (the verify
+# section checks the default build against the CPU).
+# program | size | args | label checked (rel 1e-4) | bytes per point | points | steps | step=flags;...
+# A step's flags "AUTOTUNE" mean the default build run with --autotune,
+# timed on its second run (from the tuning cache).
+steps_cases() {
+  cat <<'CASES'
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)=--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal=--cuda-strategy=naive;shared-memory tiles of p=--cuda-strategy=smem;2.5-D streaming=--cuda-strategy=stream -fno-queue;2.5-D + register queue=--cuda-strategy=stream;default (naive, 128x1)=;default + --autotune=AUTOTUNE;temporal blocking --tb=2=--tb=2
+lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)=-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)=;default + --autotune=AUTOTUNE;temporal blocking --tb=2=--tb=2;temporal blocking --tb=3 (auto)=--tb=auto;temporal blocking --tb=4=--tb=4
+CASES
+}
+section_steps() {
+  say ""
+  say "optimization steps (docs/optimizations.md): program's own timer; GB/s = minimum bytes per point x points / time per step"
+  mkdir -p "$T/steps" "$T/scratch"
+  local n=0 ex size args label bpp pts iters list st name flags
+  while IFS='|' read -r ex size args label bpp pts iters list; do
+    IFS=';' read -ra st <<<"$list"
+    for step in "${st[@]}"; do
+      n=$((n + 1))
+      name=${step%%=*} flags=${step#*=}
+      [ "$flags" = AUTOTUNE ] && flags=""
+      printf '%s|%s\n' "$ex" "$step" > "$T/steps/$n.id"
+      printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' "$flags" "$T/steps/$n" "$ex" "$T/steps/$n" > "$T/steps/$n.sh"
+    done
+  done < <(steps_cases)
+  find "$T/steps" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  printf '%-10s %-7s %-40s %10s %8s %7s %8s %s\n' example size step "ms/step" "GB/s" "%copy" "speed-up" "check" | tee -a "$LOG/gpu.log"
+  while IFS='|' read -r ex size args label bpp pts iters list; do
+    local base="" ref=""
+    for m in $(seq 1 "$n"); do
+      IFS='|' read -r iex step < "$T/steps/$m.id"
+      [ "$iex" = "$ex" ] || continue
+      name=${step%%=*} flags=${step#*=}
+      exe=$T/steps/$m
+      [ -x "$exe" ] || { say "$ex $name: BUILD FAILED ($(grep -m1 error "$exe.log"))"; fail=1; continue; }
+      extra=""
+      if [ "$flags" = AUTOTUNE ]; then
+        extra="--autotune --tune-cache=$T/steps/tune.txt"
+        # shellcheck disable=SC2086
+        (cd "$T/scratch" && "$exe" $args $extra > /dev/null 2>> "$LOG/gpu.log")
+      fi
+      # shellcheck disable=SC2086
+      (cd "$T/scratch" && "$exe" $args $extra > "$exe.out" 2>> "$LOG/gpu.log")
+      t=$(awk -F': ' '/^Time \[s\]/ {print $2}' "$exe.out")
+      [ -n "$t" ] || { say "$ex $name: no time printed"; fail=1; continue; }
+      if [ -z "$ref" ]; then ref=$exe.out; check="reference"
+      elif tests/tools/numcmp.sh "$label" 1e-4 "$exe.out" "$ref" >> "$LOG/gpu.log" 2>&1; then check="$label same"
+      else check="$label DIFFERS"; fail=1; fi
+      [ -z "$base" ] && base=$t
+      awk -v ex="$ex" -v size="$size" -v nm="$name" -v t="$t" -v it="$iters" -v b="$bpp" -v expr="$pts" -v bw="$BW" \
+          -v base="$base" -v ck="$check" 'BEGIN {
+        n = split(expr, fac, "*"); p = 1; for (q = 1; q <= n; q++) p *= fac[q];
+        step = t / it; gbs = b * p / step / 1e9;
+        printf "%-10s %-7s %-40s %10.4f %8.0f %6.1f%% %7.2fx %s\n", ex, size, nm, step * 1e3, gbs, 100 * gbs / bw, base / t, ck }' |
+        tee -a "$LOG/gpu.log"
+    done
+  done < <(steps_cases)
+}
+
+# ---- library mode on the GPU ------------------------------------------------
+# Installs stencilc, then: himeno.stn as a CUDA library driven by a C host
+# (two contexts interleaved; p against the CPU programs of both sizes), and
+# the two embedding examples with their kernels as CUDA (each checks its
+# own result: heat against plain C, poisson its convergence and error).
+section_lib() {
+  say ""
+  say "library mode (--emit=lib --target=cuda) against a fresh make install:"
+  local L=$T/lib
+  mkdir -p "$L"
+  # what was built (and carried here) is installed as it is: -o all
+  make -s -o all install PREFIX="$L/inst" > "$L/install.log" 2>&1 || { say "  make install FAILED"; fail=1; return; }
+  # the installed stencilc finds its own runtime, not the source tree's
+  unset STENCILC_RUNTIME_DIR STENCILC_LIB_DIR
+  local stc=$L/inst/bin/stencilc
+  # shellcheck disable=SC2046
+  if "$stc" --emit=lib --target=cuda -o "$L/himeno.cu" examples/himeno.stn &&
+     nvcc -O3 -fmad=false -arch=sm_90 $("$stc" --print-cflags) -c -o "$L/himeno.o" "$L/himeno.cu" &&
+     cc -O2 -I"$L" -c -o "$L/host.o" tests/lit/lib/Inputs/himeno_host.c &&
+     cc -o "$L/host" "$L/host.o" "$L/himeno.o" $("$stc" --print-libs --target=cuda); then
+    (cd "$L" && STN_PROFILE=1 ./host 20 a.p b.p > host.out 2> host.err)
+    build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$L/cpu" examples/himeno.stn > /dev/null 2>&1
+    (cd "$L" && ./cpu --NI=33 --NJ=33 --NK=65 --ITERS=20 --save=p=a.ref > a.out && ./cpu --NI=17 --NJ=25 --NK=33 --ITERS=20 --save=p=b.ref > b.out)
+    sed -n 's/^Gosa A :/Gosa :/p' "$L/host.out" > "$L/a.host"
+    if grep -q '^ok' "$L/host.out" && build/tools/fieldcmp --type=float --atol=1e-6 "$L/a.p" "$L/a.ref" >> "$LOG/gpu.log" 2>&1 &&
+       build/tools/fieldcmp --type=float --atol=1e-6 "$L/b.p" "$L/b.ref" >> "$LOG/gpu.log" 2>&1 &&
+       tests/tools/numcmp.sh "Gosa :" 1e-9 "$L/a.host" "$L/a.out" >> "$LOG/gpu.log" 2>&1; then
+      say "  himeno library, C host, two contexts: ok (p of both within 1e-6 of the CPU programs, Gosa 1e-9)"
+      sed -n '/^profile of/,$p' "$L/host.err" | tee -a "$LOG/gpu.log"
+    else
+      say "  himeno library: MISMATCH or FAILED ($(head -2 "$L/host.err"))"; fail=1
+    fi
+  else
+    say "  himeno library: BUILD FAILED"; fail=1
+  fi
+  cp -r examples/embed-make "$L/em" && rm -rf "$L/em/gen" "$L/em/heat"
+  if make -C "$L/em" STENCILC_PREFIX="$L/inst" TARGET=cuda > "$L/em.log" 2>&1 && (cd "$L/em" && ./heat 500 > heat.out 2>&1); then
+    say "  embed-make, TARGET=cuda: $(tail -1 "$L/em/heat.out")"
+  else
+    say "  embed-make, TARGET=cuda: FAILED: $(tail -3 "$L/em.log" "$L/em/heat.out" 2>/dev/null)"; fail=1
+  fi
+  if command -v cmake > /dev/null; then
+    cp -r examples/embed-cmake "$L/ec" && rm -rf "$L/ec/build"
+    if cmake -S "$L/ec" -B "$L/ec/build" -DCMAKE_PREFIX_PATH="$L/inst" -DSTENCIL_TARGET=cuda > "$L/ec.log" 2>&1 &&
+       cmake --build "$L/ec/build" >> "$L/ec.log" 2>&1 && "$L/ec/build/poisson" 257 > "$L/ec.out" 2>&1; then
+      say "  embed-cmake, STENCIL_TARGET=cuda: $(tr '\n' ' ' < "$L/ec.out")"
+    else
+      say "  embed-cmake, STENCIL_TARGET=cuda: FAILED: $(tail -3 "$L/ec.log" "$L/ec.out" 2>/dev/null)"; fail=1
+    fi
+  else
+    say "  embed-cmake: no cmake on this machine (make test builds it on the CPU side)"
+  fi
+  export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
+}
+
+if [ -n "${SECTIONS:-}" ]; then
+  for sec in ${SECTIONS//,/ }; do "section_$sec"; done
+  [ $fail = 0 ] && say "all verified" || say "FAILURES above"
+  exit $fail
+fi
+[ "${TB_ONLY:-0}" = 1 ] || section_verify
 
 # ---- temporal blocking: verification --------------------------------------
 # Each program built with --tb=T (T = 1..8) for CUDA (-fmad=false) against
@@ -355,5 +483,7 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
   awk -v ex="$ex" -v size="$size" -v sh="${shape:0:44}" -v a="$t0" -v b="$t1" -v it="$iters" 'BEGIN {
     printf "%-12s %-7s %-44s %10.4f %10.4f %7.3fx\n", ex, size, sh, a / it * 1e3, b / it * 1e3, a / b }' | tee -a "$LOG/gpu.log"
 done < <(cases)
+section_steps
+section_lib
 [ $fail = 0 ] && say "all verified" || say "FAILURES above"
 exit $fail
