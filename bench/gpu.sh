@@ -138,13 +138,13 @@ if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the sam
 # choosing another strategy), all timed at one size in this run. Every
 # step's printed result is checked against the first step's (the verify
 # section checks the default build against the CPU).
-# program | size | args | label checked (rel 1e-4) | bytes per point | points | steps | step=flags;...
+# program | size | args | label checked (rel 1e-4) | bytes per point | points | steps | step@flags;...
 # A step's flags "AUTOTUNE" mean the default build run with --autotune,
 # timed on its second run (from the tuning cache).
 steps_cases() {
   cat <<'CASES'
-himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)=--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal=--cuda-strategy=naive;shared-memory tiles of p=--cuda-strategy=smem;2.5-D streaming=--cuda-strategy=stream -fno-queue;2.5-D + register queue=--cuda-strategy=stream;default (naive, 128x1)=;default + --autotune=AUTOTUNE;temporal blocking --tb=2=--tb=2
-lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)=-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)=;default + --autotune=AUTOTUNE;temporal blocking --tb=2=--tb=2;temporal blocking --tb=3 (auto)=--tb=auto;temporal blocking --tb=4=--tb=4
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)@--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream -fno-queue;2.5-D + register queue@--cuda-strategy=stream;default (naive, 128x1)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2@--tb=2
+lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2@--tb=2;temporal blocking --tb=3 (auto)@--tb=auto;temporal blocking --tb=4@--tb=4
 CASES
 }
 section_steps() {
@@ -156,7 +156,7 @@ section_steps() {
     IFS=';' read -ra st <<<"$list"
     for step in "${st[@]}"; do
       n=$((n + 1))
-      name=${step%%=*} flags=${step#*=}
+      name=${step%%@*} flags=${step#*@}
       [ "$flags" = AUTOTUNE ] && flags=""
       printf '%s|%s\n' "$ex" "$step" > "$T/steps/$n.id"
       printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' "$flags" "$T/steps/$n" "$ex" "$T/steps/$n" > "$T/steps/$n.sh"
@@ -169,7 +169,7 @@ section_steps() {
     for m in $(seq 1 "$n"); do
       IFS='|' read -r iex step < "$T/steps/$m.id"
       [ "$iex" = "$ex" ] || continue
-      name=${step%%=*} flags=${step#*=}
+      name=${step%%@*} flags=${step#*@}
       exe=$T/steps/$m
       [ -x "$exe" ] || { say "$ex $name: BUILD FAILED ($(grep -m1 error "$exe.log"))"; fail=1; continue; }
       extra=""

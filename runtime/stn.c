@@ -238,13 +238,23 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
     *(double *)p->addr = v;
 }
 
+static int lib_contexts; /* library mode: contexts alive */
+
 void stn_lib_init(stn_program *p)
 {
   (void)p;
+  lib_contexts++;
   if (!run_t0)
     run_t0 = stn_time();
   const char *env = getenv("STN_PROFILE");
   stn_profiling = env && *env && strcmp(env, "0") != 0;
+}
+
+/* The profile covers the whole process: printed when the last context goes. */
+void stn_lib_finish(stn_program *p)
+{
+  if (--lib_contexts == 0)
+    stn_prof_report(p);
 }
 
 /* Copies the points between a field's storage and a dense C-order array

@@ -101,9 +101,11 @@ void stn_finish(stn_program *p);
 
 /* ---- library mode (stencilc --emit=lib) --------------------------------
  * What stn_init does for a program, without a command line (the profile
- * from STN_PROFILE); and a field's points copied out of and into its
+ * from STN_PROFILE), per context created; and a field's points copied out of and into its
  * storage: C order, last index fastest, no halo or padding. */
 void stn_lib_init(stn_program *p);
+/* A context is destroyed; the last one prints the profile when asked. */
+void stn_lib_finish(stn_program *p);
 void stn_field_free(stn_field *f);
 void stn_field_get(const stn_field *f, void *dst);
 void stn_field_set(stn_field *f, const void *src);

@@ -323,7 +323,7 @@ void stn_cuda_lib_finish(stn_program *p)
 {
   stn_cuda_sync();
   prof_harvest();
-  stn_prof_report(p);
+  stn_lib_finish(p);
 }
 
 void stn_cuda_field_free(stn_field *f)

@@ -144,7 +144,7 @@ static CgTarget c_target(int openmp)
     .print_tb = print_tb,
     .lib_init = openmp ? "stn_lib_init(&stn_lib_program); stn_lib_program.copy_bandwidth = stn_host_copy_bandwidth; stn_lib_program.target = \"openmp\";"
                        : "stn_lib_init(&stn_lib_program); stn_lib_program.copy_bandwidth = stn_host_copy_bandwidth; stn_lib_program.target = \"c\";",
-    .lib_finish = "stn_prof_report(&stn_lib_program);",
+    .lib_finish = "stn_lib_finish(&stn_lib_program);",
     .field_free = "stn_field_free",
     .field_get = "stn_field_get",
     .field_set = "stn_field_set",

@@ -19,7 +19,17 @@ const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op ==
 int cuda_passed(const IrKernel *k, const int *use_level, int id)
 {
   const IrNode *n = &k->nodes.data[id];
-  return n->level == 0 && use_level[id] >= 1 && !(n->op == OP_CONST);
+  if (n->level != 0 || use_level[id] < 1 || n->op == OP_CONST)
+    return 0;
+  /* Without CSE (-fno-cse) a param can have several nodes: the first is
+   * the argument, the others print as its name. */
+  if (n->op == OP_PARAM || n->op == OP_ARG || n->op == OP_EXTENT)
+    for (int j = 0; j < id; j++) {
+      const IrNode *m = &k->nodes.data[j];
+      if (m->op == n->op && m->ref == n->ref && m->imm == n->imm && m->level == 0 && use_level[j] >= 1)
+        return 0;
+    }
+  return 1;
 }
 
 const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names, int id)

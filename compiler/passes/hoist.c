@@ -76,8 +76,13 @@ void pass_hoist(IrProgram *p, const PassOptions *o)
         if (bound[j])
           for (int a = 0; a < op_info[k->nodes.data[j].op].nargs; a++)
             bound[k->nodes.data[j].arg[a]] = 1;
-      for (int j = 0; j < k->nodes.len; j++)
-        k->nodes.data[j].level = bound[j] ? 0 : k->rank;
+      /* The kernel's inputs (params, arguments, extents) stay where they
+       * are given: on the device they are the kernel's arguments. */
+      for (int j = 0; j < k->nodes.len; j++) {
+        int op = k->nodes.data[j].op;
+        int input = op == OP_PARAM || op == OP_ARG || op == OP_EXTENT;
+        k->nodes.data[j].level = bound[j] || input ? 0 : k->rank;
+      }
       free(bound);
       continue;
     }
