@@ -54,6 +54,12 @@ static void cse_kernel(IrKernel *k)
     IrNode *nd = &k->nodes.data[i];
     for (int a = 0; a < op_info[nd->op].nargs; a++)
       nd->arg[a] = map[nd->arg[a]];
+    /* c ? x : x is x: the arms became one value only now (lbm's
+     * bounce-back mask picks between two loads that merged) */
+    if (nd->op == OP_SELECT && nd->arg[1] == nd->arg[2]) {
+      map[i] = nd->arg[1];
+      continue;
+    }
     unsigned h = hash(nd) & (unsigned)(size - 1);
     map[i] = i;
     for (;;) {

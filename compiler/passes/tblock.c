@@ -149,8 +149,8 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
 }
 
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23). CUDA 2-D:
- * 8 steps for one or two pairs (bench/jacobi5.stn 2.25x), 3 for more
- * (lbm_d2q9 1.07x); CUDA 3-D: none (diffusion3d 0.84x at 2 steps, Himeno
+ * 8 steps for one or two pairs (bench/jacobi5.stn 2.25x), 2 for more
+ * (lbm_d2q9: 1.13x at 2 steps, 1.07x at 3, 0.96x at 4); CUDA 3-D: none (diffusion3d 0.84x at 2 steps, Himeno
  * 1.05x: too little to choose it). CPU: 8 for 2-D kernels (jacobi5, 2
  * cores: 1.5x); 3-D tiles lost to the untiled loops at every T tried
  * (diffusion3d 256^3: 0.5-0.7x). */
@@ -158,7 +158,7 @@ static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   if (k->rank == 3)
     return 1;
-  return o->target == TARGET_CUDA && tb->npairs > 2 ? 3 : 8;
+  return o->target == TARGET_CUDA && tb->npairs > 2 ? 2 : 8;
 }
 
 static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
