@@ -63,15 +63,19 @@ static const char *installed_dir(const char *sub, const char *probe)
   return dir;
 }
 
+static const char *runtime_dir(const char *env, const char *sub, const char *probe, const char *built)
+{
+  const char *dir = getenv(env);
+  if (!dir)
+    dir = installed_dir(sub, probe);
+  return dir ? dir : built;
+}
+
 static const char *runtime_include(void)
 {
   static const char *dir;
   if (!dir)
-    dir = getenv("STENCILC_RUNTIME_DIR");
-  if (!dir)
-    dir = installed_dir("include/stencilc", "stn.h");
-  if (!dir)
-    dir = STN_RUNTIME_DIR;
+    dir = runtime_dir("STENCILC_RUNTIME_DIR", "include/stencilc", "stn.h", STN_RUNTIME_DIR);
   return dir;
 }
 
@@ -79,11 +83,7 @@ static const char *runtime_lib(void)
 {
   static const char *dir;
   if (!dir)
-    dir = getenv("STENCILC_LIB_DIR");
-  if (!dir)
-    dir = installed_dir("lib", "libstn.a");
-  if (!dir)
-    dir = STN_LIB_DIR;
+    dir = runtime_dir("STENCILC_LIB_DIR", "lib", "libstn.a", STN_LIB_DIR);
   return dir;
 }
 
