@@ -1,7 +1,8 @@
 /* A host program using examples/himeno.stn as a library (stencilc
  * --emit=lib), compiled as C and as C++. Two contexts of different sizes
  * run interleaved: each must give what a program of its size gives alone.
- * Also checks get/set/swap/points and their errors. Usage:
+ * Also checks get/set/swap/points and their errors, then runs main's
+ * statements (himeno_main) on a third context. Usage:
  *   himeno_host SWEEPS PFILE_A PFILE_B     (p of each context, raw floats) */
 #include "himeno.h"
 #include <stdio.h>
@@ -63,6 +64,12 @@ int main(int argc, char **argv)
   free(out);
   himeno_destroy(a);
   himeno_destroy(b);
+  /* main's statements on a third context: prints what the program prints */
+  himeno_params pc = himeno_defaults();
+  pc.NI = 17, pc.NJ = 17, pc.NK = 33, pc.ITERS = 3;
+  himeno *c = himeno_create(&pc);
+  himeno_main(c);
+  himeno_destroy(c);
   printf("ok\n");
   return 0;
 }
