@@ -11,6 +11,7 @@
  *   R P_KERNEL(P *ctx, args...);                one call; its reductions
  *   void P_main(P *ctx);                        main's statements
  *
+ * P is the library's name: its header's, without ".h".
  * A context holds what a program keeps in its globals (params, grids,
  * fields); each call puts the context's into the globals and takes them
  * back after, so the kernels are printed exactly as for a program.
@@ -19,12 +20,17 @@
 #include "backend/cg.h"
 #include "backend/cg_common.h"
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* The API's prefix: the program's name as a C identifier. */
-static const char *prefix_of(const IrProgram *p)
+/* The API's prefix: the header's name without ".h" (so the library's
+ * files and its functions share one name), as a C identifier. */
+static const char *prefix_of(const IrProgram *p, const char *header_name)
 {
-  char *s = arena_printf(p->arena, "%s%s", isdigit((unsigned char)p->name[0]) ? "stn" : "", p->name);
+  size_t n = strlen(header_name);
+  if (n > 2 && strcmp(header_name + n - 2, ".h") == 0)
+    n -= 2;
+  char *s = arena_printf(p->arena, "%s%.*s", isdigit((unsigned char)header_name[0]) ? "stn" : "", (int)n, header_name);
   for (char *c = s; *c; c++)
     if (!isalnum((unsigned char)*c) && *c != '_')
       *c = '_';
@@ -84,7 +90,8 @@ static void print_header(Buf *h, const IrProgram *p, const char *pre, const CgTa
   buf_printf(h, "long %s_points(const %s *ctx, const char *field);\n", pre, pre);
   buf_printf(h, "int %s_get(%s *ctx, const char *field, void *dst);\n", pre, pre);
   buf_printf(h, "int %s_set(%s *ctx, const char *field, const void *src);\n", pre, pre);
-  buf_printf(h, "/* swap a, b as main does (same type and grid). 0: done, -1: not so. */\n");
+  buf_printf(h, "/* swap a, b as main does (same type and grid; a field of several\n"
+                " * components: all of them). 0: done, -1: not so. */\n");
   buf_printf(h, "int %s_swap(%s *ctx, const char *a, const char *b);\n\n", pre, pre);
   buf_puts(h, "/* One call of each kernel; a kernel with reductions returns them. */\n");
   for (int i = 0; i < p->kernels.len; i++) {
@@ -98,7 +105,7 @@ static void print_header(Buf *h, const IrProgram *p, const char *pre, const CgTa
 
 void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, const char *header_name)
 {
-  const char *pre = prefix_of(p);
+  const char *pre = prefix_of(p, header_name);
   print_header(h, p, pre, t);
   Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t };
   print_definitions(&pr);
@@ -166,10 +173,34 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
     buf_puts(b, "  stn_field *f = field_(field);\n  if (!f)\n    return -1;\n  bind_(ctx);\n");
     buf_printf(b, "  %s(f, %s);\n  unbind_(ctx);\n  return 0;\n}\n\n", set ? t->field_set : t->field_get, set ? "src" : "dst");
   }
+  int comps = 1;
+  for (int i = 0; i < p->fields.len; i++) {
+    const char *br = strrchr(p->fields.data[i].label, '[');
+    if (br && atoi(br + 1) + 1 > comps)
+      comps = atoi(br + 1) + 1;
+  }
+  buf_printf(b, "#define STN_LIB_MAX_COMPONENTS %d\n", comps);
   buf_printf(b, "int %s_swap(%s *ctx, const char *a, const char *b)\n{\n", pre, pre);
-  buf_puts(b, "  stn_field *fa = field_(a), *fb = field_(b);\n"
-              "  if (!fa || !fb || fa == fb || fa->type != fb->type || fa->grid != fb->grid)\n    return -1;\n"
-              "  bind_(ctx);\n  stn_field_swap(fa, fb);\n  unbind_(ctx);\n  return 0;\n}\n\n");
+  buf_puts(b, "  /* a, b; or, for fields of several components, a[c] and b[c] for every c */\n"
+              "  stn_field *fa[STN_LIB_MAX_COMPONENTS], *fb[STN_LIB_MAX_COMPONENTS];\n"
+              "  int n = 0;\n"
+              "  fa[0] = field_(a), fb[0] = field_(b);\n"
+              "  if (fa[0] || fb[0])\n"
+              "    n = 1;\n"
+              "  else\n"
+              "    for (; n < STN_LIB_MAX_COMPONENTS; n++) {\n"
+              "      char ca[256], cb[256];\n"
+              "      snprintf(ca, sizeof ca, \"%s[%d]\", a, n);\n"
+              "      snprintf(cb, sizeof cb, \"%s[%d]\", b, n);\n"
+              "      fa[n] = field_(ca), fb[n] = field_(cb);\n"
+              "      if (!fa[n] && !fb[n])\n"
+              "        break;\n"
+              "    }\n"
+              "  if (n == 0)\n    return -1;\n"
+              "  for (int c = 0; c < n; c++)\n"
+              "    if (!fa[c] || !fb[c] || fa[c] == fb[c] || fa[c]->type != fb[c]->type || fa[c]->grid != fb[c]->grid)\n"
+              "      return -1;\n"
+              "  bind_(ctx);\n  for (int c = 0; c < n; c++)\n    stn_field_swap(fa[c], fb[c]);\n  unbind_(ctx);\n  return 0;\n}\n\n");
   /* a kernel's call as main makes it; its results come back through the
    * runtime's sync on CUDA */
   for (int i = 0; i < p->kernels.len; i++) {
