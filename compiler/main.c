@@ -142,6 +142,7 @@ static const OptDef optdefs[] = {
   { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
+  { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
 };
@@ -293,6 +294,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-tb")) o->pass.no_tb = 1;
     else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
+    else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
     else ice("option '%s' declared but not handled", n);

@@ -37,6 +37,15 @@ static int pair_of_next(const IrTb *tb, int f)
  * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL). */
 typedef struct TbCuda { const IrTb *tb; int t, ph, v, ns; } TbCuda;
 
+/* TB_SMEM: is field f one whose own-point value step 1 keeps (IrTb.keep)? */
+static int kept(const IrTb *tb, int f)
+{
+  for (int j = 0; j < tb->nkeep; j++)
+    if (tb->keep[j] == f)
+      return 1;
+  return 0;
+}
+
 /* Skewed schedule: in the iteration that brings row s of step 0, step t
  * computes row s - t LAG, LAG = r + 1, so that every step reads only rows
  * the step before finished in earlier iterations: the steps of one
@@ -82,6 +91,15 @@ static int ring_load(Printer *pr, const IrNode *n)
 {
   const TbCuda *c = pr->hook;
   int q = pair_of_cur(c->tb, n->ref);
+  if (q < 0 && kept(c->tb, n->ref) && !n->off[0] && !n->off[1] && !n->off[2]) {
+    /* step 1 loaded it at this point, (t - 1) LAG iterations ago */
+    const char *f = cname(pr->p, pr->p->fields.data[n->ref].name);
+    if (c->t == 1)
+      buf_printf(pr->b, "kp_%s_", f);
+    else
+      buf_printf(pr->b, "kq_%s_[%d]", f, (c->t - 1) * lag(c->tb) - 1);
+    return 1;
+  }
   if (q < 0)
     return 0;
   int r = pr->k->rank;
@@ -556,8 +574,20 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                ctype(p->fields.data[tb->cur[q]].ty));
   buf_puts(b, "  };\n");
   buf_printf(b, "  fetch_(i0_ - T_ * %d);\n", R0);
+  /* Kept read-only values: kq_F_[m] is what step 1 loaded m + 1
+   * iterations ago, at the point step (m + 1) / LAG + 1 computes now. */
+  int delay = (T - 1) * LAG;
+  for (int j = 0; j < tb->nkeep; j++) {
+    const IrField *f = &p->fields.data[tb->keep[j]];
+    buf_printf(b, "  %s kq_%s_[%d];  /* %s at this point, as step 1 loaded it */\n", ctype(f->ty), cname(p, f->name), delay,
+               f->label);
+  }
   buf_puts(b, "  for (int it_ = 0; it_ < iters_; it_++) {\n");
   buf_printf(b, "    const long s_ = i0_ - T_ * %d + it_;\n", R0);
+  for (int j = 0; j < tb->nkeep; j++) {
+    const IrField *f = &p->fields.data[tb->keep[j]];
+    buf_printf(b, "    %s kp_%s_ = 0;\n", ctype(f->ty), cname(p, f->name));
+  }
   for (int t = T; t >= 1; t--) {
     hook.t = t;
     pr.last_line = 0;
@@ -584,6 +614,10 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int q = 0; q < tb->npairs; q++)
       buf_printf(b, "        %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
     buf_puts(b, "        if (region_) {\n");
+    for (int j = 0; t == 1 && j < tb->nkeep; j++) {
+      const char *f = cname(p, p->fields.data[tb->keep[j]].name);
+      buf_printf(b, "          kp_%s_ = %s[c_];\n", f, f);
+    }
     for (int d = 0; d < r; d++)
       print_wrap_decls(&pr, d, 5, "I");
     for (int lv = 1; lv <= r; lv++)
@@ -655,6 +689,12 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "      lv%d_[0][sl_]%s[tx_] = pf%d_;\n", q, r == 3 ? "[ty_]" : "", q);
   buf_puts(b, "      if (it_ + 1 < iters_)\n        fetch_(s_ + 1);\n    }\n");
+  for (int j = 0; j < tb->nkeep; j++) {
+    const char *f = cname(p, p->fields.data[tb->keep[j]].name);
+    for (int m = delay - 1; m >= 1; m--)
+      buf_printf(b, "    kq_%s_[%d] = kq_%s_[%d];\n", f, m, f, m - 1);
+    buf_printf(b, "    kq_%s_[0] = kp_%s_;\n", f, f);
+  }
   buf_puts(b, "    __syncthreads();\n  }\n");
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *rd = &k->reds.data[i];

@@ -125,6 +125,7 @@ typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
  * region keep, at step s + t, cur's value (t even) or next's (t odd): the
  * values the swaps alternate between. */
 enum { MAX_TB_PAIRS = 32 };
+enum { MAX_TB_KEEP = 32 };
 typedef struct IrTb {
   int kernel;              /* K */
   int steps;               /* T: steps fused per pass (>= 2) */
@@ -138,6 +139,11 @@ typedef struct IrTb {
   enum { TB_SMEM, TB_SHFL } cuda;
   int block[MAX_RANK], march;
   int vec, warps;
+  /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
+   * step 1 loads them, later steps of the same point take step 1's value
+   * from registers, (t - 1)(r + 1) iterations later, instead of loading
+   * it again (-fno-tb-reuse: none) */
+  int nkeep, keep[MAX_TB_KEEP];
   /* C/OpenMP: the points of a tile per dimension (without its halo) */
   int tile[MAX_RANK];
   const char *why;         /* one line: what was decided and why */

@@ -10,6 +10,7 @@ typedef struct PassOptions {
   Target target;
   int no_fold, no_cse, no_hoist, no_recip;
   int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
+  int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
   const char *cuda_strategy;  /* "naive", "stream", or NULL for the heuristic */

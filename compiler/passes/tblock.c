@@ -209,6 +209,22 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
     return;
   }
   t->cuda = TB_SMEM;
+  /* Read-only fields read at the point itself: one load per pass, not
+   * one per step (Himeno's twelve coefficient arrays). */
+  for (int f = 0; f < k->nodes.len && !o->no_tb_reuse; f++) {
+    const IrNode *n = &k->nodes.data[f];
+    int field = n->ref, seen = 0, paired = 0; /* paired: written (by a pair or a store) */
+    if (n->op != OP_LOAD || n->off[0] || n->off[1] || n->off[2])
+      continue;
+    for (int q = 0; q < t->npairs; q++)
+      paired |= t->cur[q] == field || t->next[q] == field;
+    for (int j = 0; j < t->nkeep; j++)
+      seen |= t->keep[j] == field;
+    for (int e = 0; e < k->effects.len; e++)
+      paired |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == field;
+    if (!paired && !seen && t->nkeep < MAX_TB_KEEP)
+      t->keep[t->nkeep++] = field;
+  }
   {
     /* At least half the tile's rows and columns its own: wider blocks for
      * more steps, up to 1024 threads. */
@@ -300,8 +316,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "warps per block, marching %d rows", steps, k->name, reach, t->vec, t->warps, t->march);
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
-                                  "shared memory, block %dx%d, marching %d planes", steps, k->name, reach,
-                                  t->block[0], t->block[1], t->march);
+                                  "shared memory, block %dx%d, marching %d planes%s", steps, k->name, reach,
+                                  t->block[0], t->block[1], t->march,
+                                  t->nkeep ? arena_printf(p->arena, ", %d read-only field%s loaded once per pass",
+                                                          t->nkeep, t->nkeep == 1 ? "" : "s") : "");
           else
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
                                   steps, k->name, reach);
