@@ -579,8 +579,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int delay = (T - 1) * LAG;
   for (int j = 0; j < tb->nkeep; j++) {
     const IrField *f = &p->fields.data[tb->keep[j]];
-    buf_printf(b, "  %s kq_%s_[%d];  /* %s at this point, as step 1 loaded it */\n", ctype(f->ty), cname(p, f->name), delay,
-               f->label);
+    buf_printf(b, "  %s kq_%s_[%d] = {};  /* %s at this point, as step 1 loaded it */\n", ctype(f->ty), cname(p, f->name),
+               delay, f->label);
   }
   buf_puts(b, "  for (int it_ = 0; it_ < iters_; it_++) {\n");
   buf_printf(b, "    const long s_ = i0_ - T_ * %d + it_;\n", R0);

@@ -210,8 +210,11 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
   }
   t->cuda = TB_SMEM;
   /* Read-only fields read at the point itself: one load per pass, not
-   * one per step (Himeno's twelve coefficient arrays). */
-  for (int f = 0; f < k->nodes.len && !o->no_tb_reuse; f++) {
+   * one per step (Himeno's twelve coefficient arrays). Each costs a
+   * register per iteration of delay, (T - 1)(r + 1): at most 32 in all,
+   * so that the kernel keeps its occupancy (and does not spill). */
+  int delay = (t->steps - 1) * (t->reach[0] + 1), budget = delay ? 32 / delay : 0;
+  for (int f = 0; f < k->nodes.len && !o->no_tb_reuse && t->nkeep < budget; f++) {
     const IrNode *n = &k->nodes.data[f];
     int field = n->ref, seen = 0, paired = 0; /* paired: written (by a pair or a store) */
     if (n->op != OP_LOAD || n->off[0] || n->off[1] || n->off[2])
