@@ -143,8 +143,8 @@ if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the sam
 # timed on its second run (from the tuning cache).
 steps_cases() {
   cat <<'CASES'
-himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)@--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream -fno-queue;2.5-D + register queue@--cuda-strategy=stream;default (naive, 128x1)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 -fno-tb-reuse@--tb=2 -fno-tb-reuse;temporal blocking --tb=2@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
-lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2@--tb=2;temporal blocking --tb=3 (auto)@--tb=auto;temporal blocking --tb=4@--tb=4
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)@--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream -fno-queue;2.5-D + register queue@--cuda-strategy=stream;default (naive, 128x1)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 -fno-tb-reuse@--tb=2 -fno-tb-reuse;temporal blocking --tb=2 (reuse; --tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
+lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 (--tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
 CASES
 }
 section_steps() {
