@@ -23,6 +23,8 @@ if [ "${1:-build}" = test ]; then
   # make install's products: the man page rendered, the embedding examples
   # built with pkg-config and with CMake
   have groff || missing="$missing groff-base"
+  # the library's header compiled as C++ (tests/lit/lib)
+  have c++ || missing="$missing g++"
   have pkg-config || missing="$missing pkg-config"
   have cmake || missing="$missing cmake"
 fi
