@@ -18,27 +18,11 @@
 #include "backend/cg_common.h"
 #include <stdlib.h>
 
-static int pair_of_cur(const IrTb *tb, int f)
-{
-  for (int q = 0; q < tb->npairs; q++)
-    if (tb->cur[q] == f)
-      return q;
-  return -1;
-}
-
-static int pair_of_next(const IrTb *tb, int f)
-{
-  for (int q = 0; q < tb->npairs; q++)
-    if (tb->next[q] == f)
-      return q;
-  return -1;
-}
-
 /* Loads of a cur field read the previous step's tile: in<q>_[x_ + offset]. */
 static int tile_load(Printer *pr, const IrNode *n)
 {
   const IrTb *tb = pr->hook;
-  int q = pair_of_cur(tb, n->ref);
+  int q = ir_tb_pair_of_cur(tb, n->ref);
   if (q < 0)
     return 0;
   buf_printf(pr->b, "in%d_[x_", q);
@@ -168,7 +152,7 @@ static void print_body(const TbC *c, int last, int depth)
       buf_puts(b, ") ");
     }
     if (ef->kind == EFF_STORE) {
-      buf_printf(b, "out%d_[x_] = ", pair_of_next(c->tb, ef->ref));
+      buf_printf(b, "out%d_[x_] = ", ir_tb_pair_of_next(c->tb, ef->ref));
       print_expr(pr, ef->val, P_TOP, 0);
       buf_puts(b, ";\n");
       continue;
@@ -206,7 +190,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   char **names = value_names(p, k, use_level);
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
-    skip[f] = pair_of_cur(tb, f) >= 0;
+    skip[f] = ir_tb_pair_of_cur(tb, f) >= 0;
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names, .print_load = tile_load, .hook = tb,
                  .wrap_skip = skip };
   TbC c = { b, p, k, tb, g, gname, r, &pr, openmp };
@@ -265,7 +249,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
    * the region at odd steps; step T - 1 out), scratch (step T out), and
    * the fields the kernel only reads. */
   for (int f = 0; f < p->fields.len; f++) {
-    int qc = pair_of_cur(tb, f), qn = pair_of_next(tb, f);
+    int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
     const char *fn = cname(p, p->fields.data[f].name), *ty = ctype(p->fields.data[f].ty);
     if (qc >= 0) {
       buf_printf(b, "  const %s *restrict %s = %s_.origin;\n", ty, fn, p->fields.data[f].name);

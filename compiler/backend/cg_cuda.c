@@ -15,6 +15,19 @@
 const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
 #define red_op cuda_red_op
 
+void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread)
+{
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
+    buf_printf(b, "    if (%s)\n", first_thread);
+    if (k->gpu_atomic)
+      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", red_op(r->op), i);
+    else
+      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
+  }
+}
+
 /* A level-0 value the per-point code needs becomes a kernel argument. */
 int cuda_passed(const IrKernel *k, const int *use_level, int id)
 {
@@ -310,15 +323,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   buf_puts(b, "  }\n");
   }
-  for (int i = 0; i < k->reds.len; i++) {
-    const IrRed *r = &k->reds.data[i];
-    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", red_op(r->op), cname(p, r->name));
-    buf_puts(b, "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n");
-    if (k->gpu_atomic)
-      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", red_op(r->op), i);
-    else
-      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
-  }
+  cuda_print_block_reduce(b, p, k, "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0");
   buf_puts(b, "}\n\n");
 
   /* ---- the host wrapper ---- */

@@ -9,5 +9,9 @@ const char *cuda_red_op(RedOp op);
  * and passed to the kernel, under this name. */
 int cuda_passed(const IrKernel *k, const int *use_level, int id);
 const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names, int id);
+/* The end of a kernel with reductions: each block combines its threads'
+ * values (first_thread: the condition that picks one thread) into its
+ * partial, or into the result by atomics. */
+void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread);
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
 #endif

@@ -17,22 +17,6 @@
 #include "backend/cg_cuda.h"
 #include <stdlib.h>
 
-static int pair_of_cur(const IrTb *tb, int f)
-{
-  for (int q = 0; q < tb->npairs; q++)
-    if (tb->cur[q] == f)
-      return q;
-  return -1;
-}
-
-static int pair_of_next(const IrTb *tb, int f)
-{
-  for (int q = 0; q < tb->npairs; q++)
-    if (tb->next[q] == f)
-      return q;
-  return -1;
-}
-
 /* The step being printed: loads of cur fields read step t - 1's ring
  * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL). */
 typedef struct TbCuda { const IrTb *tb; int t, ph, v, ns; } TbCuda;
@@ -75,7 +59,7 @@ static void shfl_name(Buf *b, int q, int slot, int vv, int L)
 static int reg_load(Printer *pr, const IrNode *n)
 {
   const TbCuda *c = pr->hook;
-  int q = pair_of_cur(c->tb, n->ref);
+  int q = ir_tb_pair_of_cur(c->tb, n->ref);
   if (q < 0)
     return 0;
   int slot, vv, L;
@@ -90,7 +74,7 @@ static int reg_load(Printer *pr, const IrNode *n)
 static int ring_load(Printer *pr, const IrNode *n)
 {
   const TbCuda *c = pr->hook;
-  int q = pair_of_cur(c->tb, n->ref);
+  int q = ir_tb_pair_of_cur(c->tb, n->ref);
   if (q < 0 && kept(c->tb, n->ref) && !n->off[0] && !n->off[1] && !n->off[2]) {
     /* step 1 loaded it at this point, (t - 1) LAG iterations ago */
     const char *f = cname(pr->p, pr->p->fields.data[n->ref].name);
@@ -130,6 +114,38 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
 }
 
 /* TB_SHFL: column v of step t in phase ph. fast: known to be in the region. */
+/* The blocked kernel's title comment and signature: cur fields with their
+ * scratch, next fields, the other fields read, the partials, the region,
+ * prev_ (write step T - 1 into next), and the values the host passes. */
+static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  print_kernel_title(b, p, k);
+  buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", threads,
+             k->name, cname(p, p->grids.data[k->grid].name));
+  for (int f = 0; f < p->fields.len; f++) {
+    int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
+    const char *ty = ctype(p->fields.data[f].ty);
+    if (qc >= 0)
+      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
+                 p->fields.data[tb->scratch[qc]].name);
+    else if (qn >= 0)
+      buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
+    else if (reads_field(k, f))
+      buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
+  }
+  if (k->reds.len)
+    buf_puts(b, ", double *__restrict__ stn_part");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
+  buf_puts(b, ", int prev_");
+  for (int i = 0; i < k->nodes.len; i++)
+    if (cuda_passed(k, use_level, i))
+      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), names[i]);
+  buf_puts(b, ")\n{\n");
+}
+
 static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
                               int predicated, int fast)
 {
@@ -170,7 +186,7 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
       buf_puts(b, ") ");
     }
     if (ef->kind == EFF_STORE) {
-      buf_printf(b, "v%d_ = ", pair_of_next(tb, ef->ref));
+      buf_printf(b, "v%d_ = ", ir_tb_pair_of_next(tb, ef->ref));
       print_expr(pr, ef->val, P_TOP, 0);
       buf_puts(b, ";\n");
       continue;
@@ -238,7 +254,7 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
       hook->v = v;
       for (int n = 0; n < k->nodes.len; n++) {
         const IrNode *nd = &k->nodes.data[n];
-        int q = nd->op == OP_LOAD ? pair_of_cur(tb, nd->ref) : -1;
+        int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
         if (q < 0)
           continue;
         int slot, vv, L;
@@ -320,30 +336,7 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
   int H = (T * R1 + V - 1) / V * V;
   hook->ns = NS;
-  print_kernel_title(b, p, k);
-  buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", 32 * tb->warps,
-             k->name, gname);
-  for (int f = 0; f < p->fields.len; f++) {
-    int qc = pair_of_cur(tb, f), qn = pair_of_next(tb, f);
-    const char *ty = ctype(p->fields.data[f].ty);
-    if (qc >= 0)
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
-                 p->fields.data[tb->scratch[qc]].name);
-    else if (qn >= 0)
-      buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-    else if (reads_field(k, f))
-      buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-  }
-  if (k->reds.len)
-    buf_puts(b, ", double *__restrict__ stn_part");
-  for (int d = 0; d < 2; d++)
-    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-  buf_puts(b, ", int prev_");
-  for (int i = 0; i < k->nodes.len; i++)
-    if (cuda_passed(k, use_level, i))
-      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), pr->names[i]);
-  buf_puts(b, ")\n{\n");
+  print_tb_head(b, p, tb, 32 * tb->warps, use_level, pr->names);
   buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_, M_ = %d };\n", T, NS, V, H, tb->march);
   buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
   print_red_locals(b, p, k);
@@ -441,15 +434,7 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
     buf_puts(b, "    }\n");
   }
   buf_puts(b, "  }\n");
-  for (int i = 0; i < k->reds.len; i++) {
-    const IrRed *rd = &k->reds.data[i];
-    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", cuda_red_op(rd->op), cname(p, rd->name));
-    buf_puts(b, "    if (threadIdx.x == 0)\n");
-    if (k->gpu_atomic)
-      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", cuda_red_op(rd->op), i);
-    else
-      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
-  }
+  cuda_print_block_reduce(b, p, k, "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
 }
 
@@ -478,7 +463,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                 : k->nodes.data[i].level == 0 ? NULL : names[i];
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
-    skip[f] = pair_of_cur(tb, f) >= 0;
+    skip[f] = ir_tb_pair_of_cur(tb, f) >= 0;
   TbCuda hook = { tb, 1, 0, 0, NS };
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1, .print_load = ring_load,
                  .hook = &hook, .wrap_skip = skip };
@@ -489,31 +474,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     print_shfl_kernel(b, p, tb, &pr, use_level, predicated);
   } else {
   /* ---- the device kernel ---- */
-  print_kernel_title(b, p, k);
-  buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", BX * BY, k->name,
-             gname);
-  for (int f = 0; f < p->fields.len; f++) {
-    int qc = pair_of_cur(tb, f), qn = pair_of_next(tb, f);
-    const char *ty = ctype(p->fields.data[f].ty);
-    if (qc >= 0) {
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
-                 p->fields.data[tb->scratch[qc]].name);
-    } else if (qn >= 0) {
-      buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-    } else if (reads_field(k, f)) {
-      buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-    }
-  }
-  if (k->reds.len)
-    buf_puts(b, ", double *__restrict__ stn_part");
-  for (int d = 0; d < r; d++)
-    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-  buf_puts(b, ", int prev_");
-  for (int i = 0; i < k->nodes.len; i++)
-    if (cuda_passed(k, use_level, i))
-      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), dnames[i]);
-  buf_puts(b, ")\n{\n");
+  print_tb_head(b, p, tb, BX * BY, use_level, dnames);
   buf_printf(b, "  enum { T_ = %d, NS_ = %d, BX_ = %d, BY_ = %d, H1_ = %d, H2_ = %d, M_ = %d };\n", T, NS, BX, BY, T * R1,
              T * R2, tb->march);
   /* The rings: lv<q>_[step][slot][row][column], step 0 .. T - 1. */
@@ -603,7 +564,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int o = -R0; o <= R0; o++) {
       int used = o == 0;
       for (int j = 0; j < k->nodes.len && !used; j++)
-        used = k->nodes.data[j].op == OP_LOAD && pair_of_cur(tb, k->nodes.data[j].ref) >= 0 && k->nodes.data[j].off[0] == o;
+        used = k->nodes.data[j].op == OP_LOAD && ir_tb_pair_of_cur(tb, k->nodes.data[j].ref) >= 0 && k->nodes.data[j].off[0] == o;
       if (used) /* plane q_ + o = s_ + d, d = o - t LAG */
         buf_printf(b, "        const int sl_%c%d_ = (it_ + %d) %% NS_;\n", o < 0 ? 'm' : 'p', abs(o),
                    (((o - t * LAG) % NS) + NS) % NS);
@@ -643,7 +604,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
         buf_puts(b, ") ");
       }
       if (ef->kind == EFF_STORE) {
-        buf_printf(b, "v%d_ = ", pair_of_next(tb, ef->ref));
+        buf_printf(b, "v%d_ = ", ir_tb_pair_of_next(tb, ef->ref));
         print_expr(&pr, ef->val, P_TOP, 0);
         buf_puts(b, ";\n");
         continue;
@@ -696,15 +657,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_printf(b, "    kq_%s_[0] = kp_%s_;\n", f, f);
   }
   buf_puts(b, "    __syncthreads();\n  }\n");
-  for (int i = 0; i < k->reds.len; i++) {
-    const IrRed *rd = &k->reds.data[i];
-    buf_printf(b, "  {\n    const double v_ = stn_block_reduce<%s>((double)%s);\n", cuda_red_op(rd->op), cname(p, rd->name));
-    buf_puts(b, "    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)\n");
-    if (k->gpu_atomic)
-      buf_printf(b, "      stn_atomic_combine<%s>(&stn_part[%d], v_);\n  }\n", cuda_red_op(rd->op), i);
-    else
-      buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
-  }
+  cuda_print_block_reduce(b, p, k, "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0");
   buf_puts(b, "}\n\n");
 
   }
@@ -795,7 +748,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     else
       buf_printf(b, "  if (%s.size < 2147483647u)\n    %s_tb_kernel_<int><<<grid, block, smem_>>>(%s", gname, k->name, gname);
     for (int f = 0; f < p->fields.len; f++) {
-      int qc = pair_of_cur(tb, f), qn = pair_of_next(tb, f);
+      int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
       const char *ty = ctype(p->fields.data[f].ty);
       if (qc >= 0)
         buf_printf(b, ", (const %s *)%s_.origin, (%s *)%s_.origin", ty, p->fields.data[f].name, ty,

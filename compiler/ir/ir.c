@@ -30,6 +30,22 @@ int ir_const(IrNodes *pool, Type ty, double v)
   return ir_add(pool, n);
 }
 
+int ir_tb_pair_of_cur(const IrTb *tb, int f)
+{
+  for (int q = 0; q < tb->npairs; q++)
+    if (tb->cur[q] == f)
+      return q;
+  return -1;
+}
+
+int ir_tb_pair_of_next(const IrTb *tb, int f)
+{
+  for (int q = 0; q < tb->npairs; q++)
+    if (tb->next[q] == f)
+      return q;
+  return -1;
+}
+
 int ir_is_const(const IrNodes *pool, int id, double *v)
 {
   if (id < 0 || pool->data[id].op != OP_CONST)

@@ -195,6 +195,9 @@ int ir_add(IrNodes *pool, IrNode n);
 int ir_const(IrNodes *pool, Type ty, double v);
 void ir_count_uses(IrKernel *k);
 int ir_is_const(const IrNodes *pool, int id, double *v);
+/* The pair whose cur (next) field is f, or -1. */
+int ir_tb_pair_of_cur(const IrTb *tb, int f);
+int ir_tb_pair_of_next(const IrTb *tb, int f);
 const char *ir_type_suffix(Type t);
 void ir_print_program(FILE *out, const IrProgram *p);
 void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k);

@@ -148,24 +148,23 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
   return 0;
 }
 
-/* Fields that only K's own point reads (no pair's, never written): what
- * a 3-D pass on the GPU loads once instead of once per step. */
-static int readonly_point_fields(const IrKernel *k, const IrTb *tb)
+/* Fields that only K's own point reads (no pair's, never stored), at
+ * most max of them into out: what a 3-D pass on the GPU can load once
+ * instead of once per step. Returns how many. */
+static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, int max)
 {
   int n = 0;
-  for (int i = 0; i < k->nodes.len; i++) {
+  for (int i = 0; i < k->nodes.len && n < max; i++) {
     const IrNode *a = &k->nodes.data[i];
     if (a->op != OP_LOAD || a->off[0] || a->off[1] || a->off[2])
       continue;
-    int skip = 0;
-    for (int q = 0; q < tb->npairs; q++)
-      skip |= tb->cur[q] == a->ref || tb->next[q] == a->ref;
+    int skip = ir_tb_pair_of_cur(tb, a->ref) >= 0 || ir_tb_pair_of_next(tb, a->ref) >= 0;
     for (int e = 0; e < k->effects.len; e++)
       skip |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == a->ref;
-    for (int j = 0; j < i && !skip; j++)
-      skip |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == a->ref && !k->nodes.data[j].off[0] &&
-              !k->nodes.data[j].off[1] && !k->nodes.data[j].off[2];
-    n += !skip;
+    for (int j = 0; j < n; j++)
+      skip |= out[j] == a->ref;
+    if (!skip)
+      out[n++] = a->ref;
   }
   return n;
 }
@@ -180,8 +179,11 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb)
  * (diffusion3d 256^3: 0.5-0.7x). */
 static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  if (k->rank == 3) /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.32x) */
-    return o->target == TARGET_CUDA && !o->no_tb_reuse && readonly_point_fields(k, tb) >= 4 * tb->npairs ? 2 : 1;
+  if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.32x) */
+    int fields[MAX_TB_KEEP];
+    return o->target == TARGET_CUDA && !o->no_tb_reuse &&
+           readonly_point_fields(k, tb, fields, MAX_TB_KEEP) >= 4 * tb->npairs ? 2 : 1;
+  }
   return o->target == TARGET_CUDA && tb->npairs > 2 ? 2 : 8;
 }
 
@@ -238,20 +240,9 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
    * register per iteration of delay, (T - 1)(r + 1): at most 32 in all,
    * so that the kernel keeps its occupancy (and does not spill). */
   int delay = (t->steps - 1) * (t->reach[0] + 1), budget = delay ? 32 / delay : 0;
-  for (int f = 0; f < k->nodes.len && !o->no_tb_reuse && t->nkeep < budget; f++) {
-    const IrNode *n = &k->nodes.data[f];
-    int field = n->ref, seen = 0, paired = 0; /* paired: written (by a pair or a store) */
-    if (n->op != OP_LOAD || n->off[0] || n->off[1] || n->off[2])
-      continue;
-    for (int q = 0; q < t->npairs; q++)
-      paired |= t->cur[q] == field || t->next[q] == field;
-    for (int j = 0; j < t->nkeep; j++)
-      seen |= t->keep[j] == field;
-    for (int e = 0; e < k->effects.len; e++)
-      paired |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == field;
-    if (!paired && !seen && t->nkeep < MAX_TB_KEEP)
-      t->keep[t->nkeep++] = field;
-  }
+  if (budget > MAX_TB_KEEP)
+    budget = MAX_TB_KEEP;
+  t->nkeep = o->no_tb_reuse ? 0 : readonly_point_fields(k, t, t->keep, budget);
   {
     /* At least half the tile's rows and columns its own: wider blocks for
      * more steps, up to 1024 threads. */
