@@ -105,15 +105,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     indent(b, depth);
     buf_puts(b, "}\n");
   }
-  buf_puts(b, "  if (stn_profiling)\n    stn_prof_add(&prof_, stn_time() - prof_t0_, ");
-  print_region_points(b, k);
-  buf_puts(b, ");\n");
-  if (k->reds.len == 1)
-    buf_printf(b, "  return %s;\n", cname(p, k->reds.data[0].name));
-  else
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "  *%s_out_ = %s;\n", k->reds.data[i].name, cname(p, k->reds.data[i].name));
-  buf_puts(b, "}\n\n");
+  print_c_wrapper_end(b, p, k, "");
   free(pr.names);
   free(use_level);
 }

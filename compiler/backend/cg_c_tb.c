@@ -157,17 +157,7 @@ static void print_body(const TbC *c, int last, int depth)
       buf_puts(b, ";\n");
       continue;
     }
-    const IrRed *rd = &k->reds.data[ef->ref];
-    const char *rn = cname(c->p, rd->name);
-    if (rd->op == RED_SUM) {
-      buf_printf(b, "%s += ", rn);
-      print_expr(pr, ef->val, P_TOP, 0);
-      buf_puts(b, ";\n");
-    } else {
-      buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
-      print_expr(pr, ef->val, P_TOP, 0);
-      buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
-    }
+    buf_puts(b, print_red_update(pr, &k->reds.data[ef->ref], ef->val) ? "\n" : ";\n");
   }
 }
 
@@ -542,15 +532,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   /* cur <- scratch (step T), scratch <- cur. */
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->scratch[q]].name);
-  buf_puts(b, "  if (stn_profiling)\n    stn_prof_add(&prof_, stn_time() - prof_t0_, T_ * ");
-  print_region_points(b, k);
-  buf_puts(b, ");\n");
-  if (k->reds.len == 1)
-    buf_printf(b, "  return %s;\n", cname(p, k->reds.data[0].name));
-  else
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "  *%s_out_ = %s;\n", k->reds.data[i].name, cname(p, k->reds.data[i].name));
-  buf_puts(b, "}\n\n");
+  print_c_wrapper_end(b, p, k, "T_ * ");
   free(skip);
   free(names);
   free(use_level);

@@ -542,20 +542,39 @@ void print_effects(Printer *pr, int depth)
       buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
       print_expr(pr, e->val, P_TOP, 0);
     } else {
-      const IrRed *r = &k->reds.data[e->ref];
-      const char *rn = cname(p, r->name);
-      if (r->op == RED_SUM) {
-        buf_printf(b, "%s += ", rn);
-        print_expr(pr, e->val, P_TOP, 0);
-      } else {
-        /* Written so that compilers vectorise it (fmax often is not). */
-        buf_printf(b, "{ const %s v_ = ", ctype(r->ty));
-        print_expr(pr, e->val, P_TOP, 0);
-        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, r->op == RED_MAX ? ">" : "<", rn, rn);
-      }
+      print_red_update(pr, &k->reds.data[e->ref], e->val);
     }
     buf_puts(b, ";\n");
   }
+}
+
+void print_c_wrapper_end(Buf *b, const IrProgram *p, const IrKernel *k, const char *factor)
+{
+  buf_printf(b, "  if (stn_profiling)\n    stn_prof_add(&prof_, stn_time() - prof_t0_, %s", factor);
+  print_region_points(b, k);
+  buf_puts(b, ");\n");
+  if (k->reds.len == 1)
+    buf_printf(b, "  return %s;\n", cname(p, k->reds.data[0].name));
+  else
+    for (int i = 0; i < k->reds.len; i++)
+      buf_printf(b, "  *%s_out_ = %s;\n", k->reds.data[i].name, cname(p, k->reds.data[i].name));
+  buf_puts(b, "}\n\n");
+}
+
+int print_red_update(Printer *pr, const IrRed *rd, int val)
+{
+  Buf *b = pr->b;
+  const char *rn = cname(pr->p, rd->name);
+  if (rd->op == RED_SUM) {
+    buf_printf(b, "%s += ", rn);
+    print_expr(pr, val, P_TOP, 0);
+    return 0;
+  }
+  /* Written so that compilers vectorise it (fmax often is not). */
+  buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
+  print_expr(pr, val, P_TOP, 0);
+  buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
+  return 1;
 }
 
 /* ---- main -------------------------------------------------------------- */

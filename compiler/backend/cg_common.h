@@ -61,6 +61,12 @@ void print_prof_decl(Buf *b, const IrKernel *k, int depth);
 void print_region_points(Buf *b, const IrKernel *k);
 void print_region_bounds(Printer *pr, const char *gname);
 void print_effects(Printer *pr, int depth);
+/* A reduction's contribution of value val, without the terminator: "r += v",
+ * or for min/max a block (returns 1) written so that compilers vectorise it. */
+/* The end of a C or OpenMP kernel function: the profile's points (times
+ * factor, "T_ * " for a blocked pass), then its results. */
+void print_c_wrapper_end(Buf *b, const IrProgram *p, const IrKernel *k, const char *factor);
+int print_red_update(Printer *pr, const IrRed *rd, int val);
 
 /* What a target prints differently in the program around its kernels. */
 typedef struct CgTarget {

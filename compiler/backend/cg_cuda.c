@@ -15,6 +15,21 @@
 const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
 #define red_op cuda_red_op
 
+void cuda_print_red_decls(Buf *b, const IrKernel *k)
+{
+  buf_printf(b, "  const int ops_[] = {");
+  for (int i = 0; i < k->reds.len; i++)
+    buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
+  buf_puts(b, "};\n  static stn_reduction red_;\n");
+  buf_puts(b, "  void *const dst_[] = {");
+  for (int i = 0; i < k->reds.len; i++)
+    buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
+  buf_puts(b, "};\n  const stn_type dst_type_[] = {");
+  for (int i = 0; i < k->reds.len; i++)
+    buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
+  buf_puts(b, "};\n");
+}
+
 void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread)
 {
   for (int i = 0; i < k->reds.len; i++) {
@@ -359,17 +374,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE);
   print_prof_decl(b, k, 1);
   if (k->reds.len) {
-    buf_printf(b, "  const int ops_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
-    buf_puts(b, "};\n  static stn_reduction red_;\n");
-    buf_puts(b, "  void *const dst_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
-    buf_puts(b, "};\n  const stn_type dst_type_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
-    buf_puts(b, "};\n");
+    cuda_print_red_decls(b, k);
   }
   buf_puts(b, "  if (");
   for (int d = 0; d < r; d++)

@@ -12,6 +12,9 @@ const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names
 /* The end of a kernel with reductions: each block combines its threads'
  * values (first_thread: the condition that picks one thread) into its
  * partial, or into the result by atomics. */
+/* A wrapper's reduction bookkeeping: ops_, the static stn_reduction red_,
+ * and where the results go (dst_, dst_type_). */
+void cuda_print_red_decls(Buf *b, const IrKernel *k);
 void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread);
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
 #endif

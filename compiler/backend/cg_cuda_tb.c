@@ -191,18 +191,8 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
       buf_puts(b, ";\n");
       continue;
     }
-    const IrRed *rd = &k->reds.data[ef->ref];
-    const char *rn = cname(p, rd->name);
     buf_printf(b, "if (own%d_ && q_ >= i0_ && q_ < i1_) ", v);
-    if (rd->op == RED_SUM) {
-      buf_printf(b, "%s += ", rn);
-      print_expr(pr, ef->val, P_TOP, 0);
-      buf_puts(b, ";\n");
-    } else {
-      buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
-      print_expr(pr, ef->val, P_TOP, 0);
-      buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
-    }
+    buf_puts(b, print_red_update(pr, &k->reds.data[ef->ref], ef->val) ? "\n" : ";\n");
   }
   if (!fast) {
     buf_puts(b, "            } else {\n");
@@ -609,18 +599,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
         buf_puts(b, ";\n");
         continue;
       }
-      const IrRed *rd = &k->reds.data[ef->ref];
-      const char *rn = cname(p, rd->name);
       buf_printf(b, "if (own_ && q_ >= i0_ && q_ < i1_) ");
-      if (rd->op == RED_SUM) {
-        buf_printf(b, "%s += ", rn);
-        print_expr(&pr, ef->val, P_TOP, 0);
-        buf_puts(b, ";\n");
-      } else {
-        buf_printf(b, "{ const %s v_ = ", ctype(rd->ty));
-        print_expr(&pr, ef->val, P_TOP, 0);
-        buf_printf(b, "; %s = v_ %s %s ? v_ : %s; }\n", rn, rd->op == RED_MAX ? ">" : "<", rn, rn);
-      }
+      buf_puts(b, print_red_update(&pr, &k->reds.data[ef->ref], ef->val) ? "\n" : ";\n");
     }
     buf_puts(b, "        } else {\n");
     buf_puts(b, "          const bool in_ = col_alloc_ && ");
@@ -710,16 +690,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     smem += (size_t)(p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4) * (size_t)(T * NS * BY * BX);
   buf_printf(b, "  const size_t smem_ = %zu;  /* the rings of all pairs */\n", smem);
   if (k->reds.len) {
-    buf_printf(b, "  const int ops_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s", i ? ", " : "", cuda_red_op(k->reds.data[i].op));
-    buf_puts(b, "};\n  static stn_reduction red_;\n  void *const dst_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
-    buf_puts(b, "};\n  const stn_type dst_type_[] = {");
-    for (int i = 0; i < k->reds.len; i++)
-      buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
-    buf_puts(b, "};\n");
+    cuda_print_red_decls(b, k);
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
   if (tb->cuda == TB_SHFL) {
