@@ -603,9 +603,7 @@ int main(int argc, char **argv)
   if (o.build) {
     const char *exe = o.output ? o.output : default_exe(arena, o.input);
     char *csrc = arena_printf(arena, "%s.%s", exe, cuda ? "cu" : "c");
-    FILE *f = fopen(csrc, "w");
-    if (!f || fwrite(code.s, 1, code.len, f) != code.len || fclose(f) != 0) {
-      fprintf(stderr, "stencilc: error: cannot write '%s': %s\n", csrc, strerror(errno));
+    if (!write_file(csrc, &code)) {
       buf_free(&code);
       goto out;
     }
