@@ -57,11 +57,17 @@ $(B)/gen/parser.tab.c $(B)/gen/parser.tab.h: compiler/front/parser.y $(B)/.deps-
 $(B)/gen/lexer.c: compiler/front/lexer.l $(B)/gen/parser.tab.h
 	flex -o $@ $<
 
-$(B)/stencilc: $(SRCS) $(GEN) $(HDRS)
+# What DEFS bakes into the compiler; rewritten only when it changes, so
+# that a moved tree or another CUDA toolkit rebuilds stencilc.
+$(B)/config: FORCE
+	@mkdir -p $(B)
+	@echo "$(ROOT) $(LINK_LIBS) $(CUDA_LIB)" | cmp -s - $@ || echo "$(ROOT) $(LINK_LIBS) $(CUDA_LIB)" > $@
+
+$(B)/stencilc: $(SRCS) $(GEN) $(HDRS) $(B)/config
 	$(CC) $(CFLAGS) $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
 
 # The same compiler with AddressSanitizer and UBSan, for `make test`.
-$(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS)
+$(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS) $(B)/config
 	@mkdir -p $(B)/asan
 	$(CC) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	  -DSTN_DEBUG $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
@@ -75,7 +81,13 @@ $(B)/libstn.a: $(B)/runtime/stn.o
 
 # The CUDA runtime, when nvcc is there (CI compiles CUDA; it has no GPU).
 NVCC ?= $(shell command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
-CUDA_LIB = $(if $(NVCC),$(abspath $(dir $(NVCC))../lib64),/usr/local/cuda/lib64)
+# nvcc may be a wrapper script (/usr/local/bin/nvcc -> exec .../cuda/bin/nvcc),
+# so ask nvcc itself where its toolkit is (TOP in --dryrun) and take the
+# first directory there that holds libcudart.
+CUDA_LIB := $(if $(NVCC),$(shell top=$$($(NVCC) --dryrun -x cu -o /dev/null /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -n 1); \
+	for d in "$$top/lib64" "$$top/targets/x86_64-linux/lib" "$(dir $(NVCC))../lib64" /usr/local/cuda/lib64; do \
+	  if [ -e "$$d/libcudart.so" ] || [ -e "$$d/libcudart_static.a" ]; then cd "$$d" && pwd -P; break; fi; done))
+CUDA_LIB := $(or $(CUDA_LIB),/usr/local/cuda/lib64)
 ifneq ($(NVCC),)
 all: $(B)/libstn_cuda.a
 endif
@@ -129,3 +141,4 @@ clean:
 	rm -rf $(B)
 
 .PHONY: all tools run test clean install uninstall
+FORCE:
