@@ -42,6 +42,11 @@ say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu   nvcc: $(nvcc --version
 say "copy bandwidth (read + write, best of cudaMemcpy and a float4 kernel): $BW GB/s"
 
 STRATS="naive stream smem"
+# Verified variants: each strategy, and points per thread (--vec) forced:
+# NAME-vV is strategy NAME with --vec=V (clamped by the compiler to 16-byte
+# vectors; kernels that wrap keep one point).
+VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v4 stream-v4}
+flags_of() { case $1 in *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;; *) echo "--cuda-strategy=$1" ;; esac; }
 # The verification cases: name | program | args | fields to compare
 # (name:type, atol 1e-6) | printed values: rel:LABEL:RTOL (against the CPU),
 # abs:LABEL:ATOL (against the CPU), max:LABEL:LIMIT (the GPU's alone),
@@ -67,6 +72,15 @@ CASES
 section_verify() {
 say ""
 say "verification (small sizes, against --target=c; fields start as NaN on the GPU unless the program relies on zeros):"
+# Build every case x variant first, many at once (nvcc is slow, cores are many).
+mkdir -p "$T/vb"
+while IFS='|' read -r ex src _; do
+  for s in $VARIANTS; do
+    printf 'build/stencilc --target=cuda %s --cflags="-O3 -fmad=false" --build -o %s %s > %s 2>&1\n' \
+      "$(flags_of $s)" "$T/$ex.$s" "$src" "$T/build.$ex.$s.log" > "$T/vb/$ex.$s.sh"
+  done
+done < <(verify_cases | grep -E "^(${ONLY:-.*})\|")
+find "$T/vb" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
 while IFS='|' read -r ex src args fields checks sanargs start; do
   poison=1
   [ "$start" = zero ] && poison=0
@@ -77,9 +91,8 @@ while IFS='|' read -r ex src args fields checks sanargs start; do
   for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
   # shellcheck disable=SC2086
   (cd "$T/run.$ex.cpu" && "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
-  for s in $STRATS; do
-    build/stencilc --target=cuda --cuda-strategy=$s --cflags="-O3 -fmad=false" --build -o "$T/$ex.$s" \
-      "$src" >"$T/build.$ex.$s.log" 2>&1 || {
+  for s in $VARIANTS; do
+    [ -x "$T/$ex.$s" ] || {
       cp "$T/build.$ex.$s.log" "$LOG/"; say "  $ex $s: BUILD FAILED (see build.$ex.$s.log)"; fail=1; continue; }
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$s.${f%%:*}"; done
@@ -339,6 +352,7 @@ variants() {
   echo "default||"
   echo "atomic-red|--no-deterministic-reductions|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
+  for v in 1 2 4; do echo "default --vec=$v|--vec=$v|"; done
   if [ "${TUNE:-0}" = 1 ]; then
     for blk in 32x4 64x4 128x4 256x1 32x8 128x2 64x8; do
       echo "naive:$blk|--cuda-strategy=naive --block=$blk|"
@@ -372,7 +386,9 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
     [ -x "$exe" ] || { say "$ex $name: build failed ($(head -2 "$exe.log"))"; fail=1; continue; }
     desc=$(awk -v kn="$kn" 'index($0, "/* kernel " kn " (") == 1 {f = 1}
       f && /^ \* strategy/ {s = $3; sub(":", "", s)}
-      f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5; print s "/" b m; exit}' "$exe.cu")
+      f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5
+        getline nl; if (nl ~ /points per thread/) {split(nl, a, " "); m = m "/v" a[2]}
+        print s "/" b m; exit}' "$exe.cu")
     # shellcheck disable=SC2086
     t=$(cd "$T/scratch" && "$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')
     [ -n "$t" ] || { say "$ex $size $name: no time printed"; fail=1; continue; }

@@ -113,8 +113,12 @@ static const OptDef optdefs[] = {
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
   { "--cuda-strategy", VALUE, "naive|smem|stream", "CUDA: force a strategy for every kernel (default: chosen per kernel, see --emit=ir)" },
-  { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default 64x4; 256 for 1-D)" },
-  { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default 16)" },
+  { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default: chosen per "
+                            "kernel, see --report)" },
+  { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default: chosen per kernel, see "
+                          "--report)" },
+  { "--vec", VALUE, "V", "CUDA naive and stream strategies: points each thread computes along the contiguous dimension, "
+                        "read with vector loads (1, 2 or 4; default: chosen per kernel, see --report)" },
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
@@ -264,6 +268,11 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--cuda-strategy")) o->pass.cuda_strategy = value;
     else if (streq(n, "--block")) parse_block(o, value);
     else if (streq(n, "--march")) parse_int(value, "--march", &o->pass.march);
+    else if (streq(n, "--vec")) {
+      parse_int(value, "--vec", &o->pass.vec);
+      if (o->pass.vec != 1 && o->pass.vec != 2 && o->pass.vec != 4)
+        bad_usage("--vec=%s: points per thread are 1, 2 or 4", value);
+    }
     else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;

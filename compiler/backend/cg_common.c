@@ -198,7 +198,12 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
     return;
   case OP_PARAM: buf_puts(b, cname(p, p->params.data[n->ref].name)); return;
   case OP_ARG: buf_puts(b, cname(p, pr->k->args.data[n->ref].name)); return;
-  case OP_INDEX: buf_puts(b, index_name(n->ref)); return;
+  case OP_INDEX:
+    if (pr->lane && n->ref == pr->k->rank - 1)
+      buf_printf(b, "(%s + %d)", index_name(n->ref), pr->lane);
+    else
+      buf_puts(b, index_name(n->ref));
+    return;
   case OP_EXTENT: buf_printf(b, "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm); return;
   case OP_VAR: buf_puts(b, cname(p, p->vars.data[n->ref].name)); return;
   case OP_LOAD:

@@ -11,6 +11,7 @@
 #include "backend/cg_cuda.h"
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
 #define red_op cuda_red_op
@@ -74,6 +75,307 @@ const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names
   return arena_printf(p->arena, "t%d_", id);
 }
 
+static void qname(Buf *b, const IrProgram *p, int f, int d)
+{
+  buf_printf(b, "q_%s_%c%d_", p->fields.data[f].name, d < 0 ? 'm' : 'p', abs(d));
+}
+
+/* ---- vector lanes (k->vec = V > 1) -------------------------------------
+ * A thread computes the V points k, k + 1, ..., k + V - 1 along the
+ * contiguous dimension, k a multiple of V (rows start 16-element aligned,
+ * see stn_grid_init), so that each row the kernel reads (a field at fixed
+ * offsets in the other dimensions) arrives as one aligned vector load
+ * r_F_.._ of the thread's V columns, plus single loads s_F_.._ of the
+ * columns its stencil reaches beyond them. Then each lane's point is
+ * printed with its loads reading those values. Lanes outside the region
+ * compute but neither store nor reduce (their reads stay inside the
+ * padding the runtime allocates: passes/gpu.c, points_per_thread). */
+enum { LANE_REACH = 16 };
+
+typedef struct LaneRow {
+  int f, off[MAX_RANK];    /* off[rank - 1] unused */
+  int vec;                 /* some lane reads a column in [0, V) */
+  char used[4 + 2 * LANE_REACH];  /* column x + LANE_REACH read by some lane */
+} LaneRow;
+
+typedef struct Lanes {
+  int n;                   /* V */
+  LaneRow *rows;
+  int nrows;
+  const char *queued;      /* stream: fields whose (d, 0, 0) rows are the queue */
+} Lanes;
+
+static void collect_rows(Lanes *L, const IrKernel *k);
+
+static void lanes_begin(Lanes *L, const IrKernel *k, const char *queued)
+{
+  L->n = k->vec;
+  L->queued = queued;
+  collect_rows(L, k);
+}
+
+static void lanes_end(Lanes *L) { free(L->rows); }
+
+/* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
+static const char *vtype(Type t, int v)
+{
+  if (t == TY_DOUBLE)
+    return "double2";
+  if (t == TY_FLOAT)
+    return v == 2 ? "float2" : "float4";
+  return v == 2 ? "int2" : "int4";
+}
+
+static const char comp[] = "xyzw";
+
+static int row_queued(const Lanes *L, const IrKernel *k, const LaneRow *r)
+{
+  if (!L->queued || !L->queued[r->f])
+    return 0;
+  for (int d = 1; d < k->rank - 1; d++)
+    if (r->off[d])
+      return 0;
+  return k->gpu_queue_lo[r->f] <= r->off[0] && r->off[0] <= k->gpu_queue_hi[r->f];
+}
+
+static LaneRow *lane_row(Lanes *L, const IrKernel *k, int f, const int *off)
+{
+  for (int i = 0; i < L->nrows; i++) {
+    int same = L->rows[i].f == f;
+    for (int d = 0; d < k->rank - 1 && same; d++)
+      same = L->rows[i].off[d] == off[d];
+    if (same)
+      return &L->rows[i];
+  }
+  return NULL;
+}
+
+static void collect_rows(Lanes *L, const IrKernel *k)
+{
+  int last = k->rank - 1;
+  L->rows = xrealloc(NULL, sizeof(LaneRow) * (size_t)(k->nodes.len + 1));
+  L->nrows = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->op != OP_LOAD)
+      continue;
+    LaneRow *r = lane_row(L, k, n->ref, n->off);
+    if (!r) {
+      r = &L->rows[L->nrows++];
+      memset(r, 0, sizeof *r);
+      r->f = n->ref;
+      for (int d = 0; d < last; d++)
+        r->off[d] = n->off[d];
+    }
+    for (int v = 0; v < L->n; v++) {
+      int x = n->off[last] + v;
+      if (x < -LANE_REACH || x >= L->n + LANE_REACH)
+        ice("vector lanes: column %d beyond the reach the gpu pass allows", x);
+      r->used[x + LANE_REACH] = 1;
+      r->vec |= x >= 0 && x < L->n;
+    }
+  }
+}
+
+static void row_name(Buf *b, const IrProgram *p, const IrKernel *k, const LaneRow *r, char kind)
+{
+  buf_printf(b, "%c_%s_", kind, p->fields.data[r->f].name);
+  for (int d = 0; d < k->rank - 1; d++)
+    buf_printf(b, "%c%d_", r->off[d] < 0 ? 'm' : 'p', abs(r->off[d]));
+}
+
+/* The name of column x of row r (a vector component or a single value). */
+static void lane_value(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, const LaneRow *r, int x)
+{
+  if (x >= 0 && x < L->n) {
+    if (row_queued(L, k, r))
+      qname(b, p, r->f, r->off[0]);
+    else
+      row_name(b, p, k, r, 'r');
+    buf_printf(b, ".%c", comp[x]);
+  } else {
+    row_name(b, p, k, r, 's');
+    buf_printf(b, "%c%d_", x < 0 ? 'm' : 'p', abs(x));
+  }
+}
+
+static int lane_load(Printer *pr, const IrNode *n)
+{
+  Lanes *L = (Lanes *)pr->hook;
+  const LaneRow *r = lane_row(L, pr->k, n->ref, n->off);
+  if (!r)
+    ice("vector lanes: a load with no row");
+  lane_value(pr->b, pr->p, pr->k, L, r, n->off[pr->k->rank - 1] + pr->lane);
+  return 1;
+}
+
+static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x)
+{
+  buf_puts(b, "c_");
+  for (int d = 0; d < k->rank - 1; d++)
+    if (r->off[d])
+      buf_printf(b, abs(r->off[d]) == 1 ? " %c s%d_" : " %c %d * s%d_", r->off[d] < 0 ? '-' : '+',
+                 abs(r->off[d]) == 1 ? d : abs(r->off[d]), d);
+  if (x)
+    buf_printf(b, " %c %d", x < 0 ? '-' : '+', abs(x));
+}
+
+/* The rows of the current point (c_): vectors, then the columns beyond. */
+static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
+{
+  for (int i = 0; i < L->nrows; i++) {
+    const LaneRow *r = &L->rows[i];
+    const IrField *f = &p->fields.data[r->f];
+    if (r->vec && !row_queued(L, k, r)) {
+      indent(b, depth);
+      buf_printf(b, "const %s ", vtype(f->ty, L->n));
+      row_name(b, p, k, r, 'r');
+      buf_printf(b, " = *(const %s *)&%s[", vtype(f->ty, L->n), cname(p, f->name));
+      print_row_at(b, k, r, 0);
+      buf_puts(b, "];\n");
+    }
+    for (int x = -LANE_REACH; x < L->n + LANE_REACH; x++) {
+      if (!r->used[x + LANE_REACH] || (x >= 0 && x < L->n))
+        continue;
+      indent(b, depth);
+      buf_printf(b, "const %s ", ctype(f->ty));
+      lane_value(b, p, k, L, r, x);
+      buf_printf(b, " = %s[", cname(p, f->name));
+      print_row_at(b, k, r, x);
+      buf_puts(b, "];\n");
+    }
+  }
+}
+
+/* Each lane's names for the values it computes (point level); values of
+ * the outer levels are shared. */
+static char **lane_names(const IrProgram *p, const IrKernel *k, char **names, int v)
+{
+  char **ln = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
+  for (int i = 0; i < k->nodes.len; i++) {
+    ln[i] = names[i];
+    if (names[i] && k->nodes.data[i].level == k->rank) {
+      size_t len = strlen(names[i]);
+      ln[i] = names[i][len - 1] == '_' ? arena_printf(p->arena, "%s%d_", names[i], v)
+                                       : arena_printf(p->arena, "%s_%d", names[i], v);
+    }
+  }
+  return ln;
+}
+
+/* The lanes' region tests, once per thread. */
+static void print_lane_tests(Buf *b, const IrKernel *k, int V, int depth)
+{
+  const char *x = index_name(k->rank - 1);
+  indent(b, depth);
+  buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
+             x, V - 1);
+  indent(b, depth);
+  buf_printf(b, "const bool all_ = %s >= %s_lo_ && %s + %d <= %s_hi_;\n", x, x, x, V, x);
+  for (int v = 0; v < V; v++) {
+    indent(b, depth);
+    if (v)
+      buf_printf(b, "const bool in%d_ = %s + %d >= %s_lo_ && %s + %d < %s_hi_;\n", v, x, v, x, x, v, x);
+    else
+      buf_printf(b, "const bool in0_ = %s >= %s_lo_ && %s < %s_hi_;\n", x, x, x, x);
+  }
+}
+
+/* One point per lane, then the effects: a vector store when every lane is
+ * inside the region and the store has no condition. */
+static void print_lanes(Printer *pr, Lanes *L, int depth)
+{
+  const IrKernel *k = pr->k;
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  int V = L->n;
+  print_row_loads(b, p, k, L, depth);
+  for (int lv = 1; lv < k->rank; lv++)
+    emit_level(pr, lv, depth);
+  char **shared = pr->names;
+  char **ln[4];
+  pr->print_load = lane_load;
+  pr->hook = L;
+  for (int v = 0; v < V; v++) {
+    ln[v] = lane_names(p, k, shared, v);
+    pr->names = ln[v];
+    pr->lane = v;
+    pr->last_line = 0; /* each lane's point names its source lines */
+    indent(b, depth);
+    if (v)
+      buf_printf(b, "/* point %s + %d */\n", index_name(k->rank - 1), v);
+    else
+      buf_printf(b, "/* point %s */\n", index_name(k->rank - 1));
+    emit_level(pr, k->rank, depth);
+    for (int i = 0; i < k->effects.len; i++) {
+      const IrEffect *e = &k->effects.data[i];
+      if (e->pred >= 0) {
+        indent(b, depth);
+        buf_printf(b, "const bool e%dp_%d_ = ", i, v);
+        print_expr(pr, e->pred, P_TOP, 0);
+        buf_puts(b, ";\n");
+      }
+      if (e->kind == EFF_STORE && !ln[v][e->val]) {
+        line_comment(pr, k->nodes.data[e->val].span, depth);
+        indent(b, depth);
+        buf_printf(b, "const %s e%d_%d_ = ", ctype(p->fields.data[e->ref].ty), i, v);
+        print_expr(pr, e->val, P_TOP, 0);
+        buf_puts(b, ";\n");
+      }
+    }
+  }
+  for (int i = 0; i < k->effects.len; i++) {
+    const IrEffect *e = &k->effects.data[i];
+    if (e->kind == EFF_STORE) {
+      const IrField *f = &p->fields.data[e->ref];
+      indent(b, depth);
+      if (e->pred < 0) {
+        buf_printf(b, "if (all_)\n");
+        indent(b, depth + 1);
+        buf_printf(b, "*(%s *)&%s[c_] = %s{", vtype(f->ty, V), cname(p, f->name), vtype(f->ty, V));
+        for (int v = 0; v < V; v++)
+          buf_printf(b, "%s%s", v ? ", " : "", ln[v][e->val] ? ln[v][e->val] : arena_printf(p->arena, "e%d_%d_", i, v));
+        buf_puts(b, "};\n");
+        indent(b, depth);
+        buf_puts(b, "else {\n");
+      } else {
+        buf_puts(b, "{\n");
+      }
+      for (int v = 0; v < V; v++) {
+        indent(b, depth + 1);
+        buf_printf(b, "if (in%d_", v);
+        if (e->pred >= 0)
+          buf_printf(b, " && e%dp_%d_", i, v);
+        buf_printf(b, ")\n");
+        indent(b, depth + 2);
+        buf_printf(b, "%s[c_%s] = %s;\n", cname(p, f->name), v ? arena_printf(p->arena, " + %d", v) : "",
+                   ln[v][e->val] ? ln[v][e->val] : arena_printf(p->arena, "e%d_%d_", i, v));
+      }
+      indent(b, depth);
+      buf_puts(b, "}\n");
+    } else {
+      for (int v = 0; v < V; v++) {
+        pr->names = ln[v];
+        pr->lane = v;
+        line_comment(pr, k->nodes.data[e->val].span, depth);
+        indent(b, depth);
+        buf_printf(b, "if (in%d_", v);
+        if (e->pred >= 0)
+          buf_printf(b, " && e%dp_%d_", i, v);
+        buf_puts(b, ") ");
+        print_red_update(pr, &k->reds.data[e->ref], e->val);
+        buf_puts(b, ";\n");
+      }
+    }
+  }
+  pr->names = shared;
+  pr->lane = 0;
+  pr->print_load = NULL;
+  pr->hook = NULL;
+  for (int v = 0; v < V; v++)
+    free(ln[v]);
+}
+
 /* The thread's point: which dimension each of x, y, z covers. */
 static void print_point(Buf *b, const IrKernel *k)
 {
@@ -81,7 +383,11 @@ static void print_point(Buf *b, const IrKernel *k)
   const char *last = index_name(r - 1);
   /* Warps start on a 32-element boundary, so that each warp's loads
    * cover whole 128-byte lines; threads before the region idle. */
-  buf_printf(b, "  const I %s = (I)(%s_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
+  if (k->vec > 1)
+    buf_printf(b, "  const I %s = (I)(%s_lo_ & ~31L) + (I)%d * (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last,
+               k->vec);
+  else
+    buf_printf(b, "  const I %s = (I)(%s_lo_ & ~31L) + (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", last, last);
   if (r == 3)
     buf_printf(b, "  const I j = (I)j_lo_ + (I)(blockIdx.y * blockDim.y + threadIdx.y);\n");
   if (k->gpu == GPU_STREAM || k->gpu == GPU_SMEM) {
@@ -96,7 +402,12 @@ static void print_point(Buf *b, const IrKernel *k)
 static void print_inside(Buf *b, const IrKernel *k)
 {
   int r = k->rank;
-  buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_", index_name(r - 1), index_name(r - 1), index_name(r - 1), index_name(r - 1));
+  if (k->vec > 1)
+    buf_printf(b, "%s + %d > %s_lo_ && %s < %s_hi_", index_name(r - 1), k->vec, index_name(r - 1), index_name(r - 1),
+               index_name(r - 1));
+  else
+    buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_", index_name(r - 1), index_name(r - 1), index_name(r - 1),
+               index_name(r - 1));
   if (r == 3)
     buf_puts(b, " && j < j_hi_");
   if (r >= 2 && k->gpu == GPU_NAIVE)
@@ -112,6 +423,14 @@ static void print_body(Printer *pr, int depth)
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
+  if (k->vec > 1) {
+    Lanes L;
+    lanes_begin(&L, k, NULL);
+    print_lane_tests(b, k, k->vec, depth);
+    print_lanes(pr, &L, depth);
+    lanes_end(&L);
+    return;
+  }
   for (int d = 0; d < k->rank; d++)
     print_wrap_decls(pr, d, depth, "I");
   for (int lv = 1; lv <= k->rank; lv++)
@@ -141,11 +460,6 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   buf_puts(b, ");\n");
 }
 
-static void qname(Buf *b, const IrProgram *p, int f, int d)
-{
-  buf_printf(b, "q_%s_%c%d_", p->fields.data[f].name, d < 0 ? 'm' : 'p', abs(d));
-}
-
 /* The stream strategy's loop. A field read at several planes of the
  * thread's own column keeps that column in registers (a queue): each
  * plane loads only its leading value, and the queue shifts at the end. */
@@ -158,18 +472,24 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     if (!queued[f])
       continue;
     any = 1;
-    const char *ty = ctype(p->fields.data[f].ty);
-    buf_printf(b, "    /* %s's column in registers, planes i%+d .. i%+d */\n", p->fields.data[f].name, lo, hi);
+    const char *ty = k->vec > 1 ? vtype(p->fields.data[f].ty, k->vec) : ctype(p->fields.data[f].ty);
+    buf_printf(b, "    /* %s's column%s in registers, planes i%+d .. i%+d */\n", p->fields.data[f].name,
+               k->vec > 1 ? "s" : "", lo, hi);
     for (int d = lo; d <= hi; d++) {
       buf_printf(b, "    %s ", ty);
       qname(b, p, f, d);
-      if (d < hi)
+      if (d < hi && k->vec > 1)
+        buf_printf(b, " = *(const %s *)&%s[(i_first_ %c %d) * s0_ + %s];\n", ty, cname(p, p->fields.data[f].name),
+                   d < 0 ? '-' : '+', abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
+      else if (d < hi)
         buf_printf(b, " = %s[(i_first_ %c %d) * s0_ + %s];\n", cname(p, p->fields.data[f].name), d < 0 ? '-' : '+',
                    abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
       else
         buf_puts(b, ";\n");
     }
   }
+  if (k->vec > 1)
+    print_lane_tests(b, k, k->vec, 2);
   buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
   buf_puts(b, "      const I c_ = ");
   for (int d = 0; d < k->rank - 1; d++)
@@ -181,13 +501,24 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
       continue;
     buf_puts(b, "      ");
     qname(b, p, f, hi);
-    buf_printf(b, " = %s[c_ + %d * s0_];\n", cname(p, p->fields.data[f].name), hi);
+    if (k->vec > 1)
+      buf_printf(b, " = *(const %s *)&%s[c_ + %d * s0_];\n", vtype(p->fields.data[f].ty, k->vec),
+                 cname(p, p->fields.data[f].name), hi);
+    else
+      buf_printf(b, " = %s[c_ + %d * s0_];\n", cname(p, p->fields.data[f].name), hi);
   }
-  pr->queued = any ? queued : NULL;
-  for (int lv = 1; lv <= k->rank; lv++)
-    emit_level(pr, lv, 3);
-  print_effects(pr, 3);
-  pr->queued = NULL;
+  if (k->vec > 1) {
+    Lanes L;
+    lanes_begin(&L, k, any ? queued : NULL);
+    print_lanes(pr, &L, 3);
+    lanes_end(&L);
+  } else {
+    pr->queued = any ? queued : NULL;
+    for (int lv = 1; lv <= k->rank; lv++)
+      emit_level(pr, lv, 3);
+    print_effects(pr, 3);
+    pr->queued = NULL;
+  }
   for (int f = 0; any && f < p->fields.len; f++) {
     int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f];
     if (!queued[f])
@@ -296,6 +627,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->gpu == GPU_SMEM)
     buf_printf(b, ", field %s staged in shared memory (reach %d:%d:%d)", p->fields.data[k->smem_field].name,
                k->smem_r[0], k->smem_r[1], k->smem_r[2]);
+  if (k->vec > 1)
+    buf_printf(b, ",\n * %d points per thread along %s (vector loads)", k->vec, index_name(k->rank - 1));
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
@@ -364,6 +697,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   int r = k->rank;
   const char *last = index_name(r - 1);
   const char *strat = k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem";
+  if (k->vec > 1) /* the tuning cache keeps shapes per strategy and width */
+    strat = arena_printf(p->arena, "%s-v%d", strat, k->vec);
   buf_printf(b, "  static stn_tune tune_ = { \"%s\", \"%s\", \"%s\", %d, %d, %d, ", p->name, k->name, strat,
              k->gpu == GPU_STREAM && r == 2 ? nthreads : k->block[0], k->gpu == GPU_STREAM && r == 2 ? 1 : k->block[1],
              k->gpu == GPU_NAIVE ? 1 : k->march);
@@ -383,14 +718,16 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->reds.len)
     buf_printf(b, "    stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
+  /* Columns a block covers: threads x points per thread. */
+  const char *vbx = k->vec > 1 ? arena_printf(p->arena, "(%d * bx_)", k->vec) : "bx_";
   /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
   if (k->gpu == GPU_STREAM && r == 2) {
     buf_puts(b, "      const dim3 block(bx_ * by_, 1, 1);\n");
-    buf_puts(b, "      const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + bx_ * by_ - 1) / (bx_ * by_)), "
-                "(unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_), 1);\n");
+    buf_printf(b, "      const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + %s * by_ - 1) / (%s * by_)), "
+                  "(unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_), 1);\n", vbx, vbx);
   } else {
     buf_puts(b, "      const dim3 block(bx_, by_, 1);\n");
-    buf_printf(b, "      const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + bx_ - 1) / bx_)", last, last);
+    buf_printf(b, "      const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + %s - 1) / %s)", last, last, vbx, vbx);
     if (r == 3)
       buf_puts(b, ", (unsigned)((j_hi_ - j_lo_ + by_ - 1) / by_)");
     else if (r == 2)

@@ -232,6 +232,8 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, ", march %d", k->march);
     if (k->gpu == GPU_SMEM)
       fprintf(out, ", staged %s", p->fields.data[k->smem_field].label);
+    if (k->vec > 1)
+      fprintf(out, ", %d points per thread", k->vec);
     fprintf(out, " (%s)\n", k->gpu_why);
   }
   fprintf(out, "}\n");

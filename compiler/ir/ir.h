@@ -87,6 +87,8 @@ typedef struct IrKernel {
   GpuStrategy gpu;
   int block[MAX_RANK];     /* threads along the contiguous dimension first */
   int march;               /* GPU_STREAM: planes of dimension 0 per block */
+  int vec;                 /* GPU_NAIVE/STREAM: points per thread along the contiguous dimension, read
+                            * with vector loads (1: one point) */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   const char *gpu_why;     /* one line: why this strategy */
   const char *gpu_rejected[4];  /* per GpuStrategy: why not it (NULL: the one chosen) */

@@ -64,6 +64,32 @@ static int column_range(const IrKernel *k, int f, int *lo, int *hi)
   return n >= 2 && *hi > *lo;
 }
 
+/* Points per thread along the contiguous dimension, read with vector
+ * loads: at most `want`, a vector of at most 16 bytes of the widest field
+ * the kernel touches, and its lanes' reach within the 16 elements of
+ * padding before each row (passes lanes outside the region read there).
+ * bench/mlp.cu on the H100 (docs/benchmarks.md, 2026-11-23): two points
+ * per thread lift the 3-D 7-point register queue from 71% to 84% of the
+ * copy bandwidth (float) and CG's apply from 75% to 81% (double); four
+ * are no better than two. */
+static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
+{
+  int es = 4, reach = 0, last = k->rank - 1;
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_LOAD) {
+      if (p->fields.data[k->nodes.data[i].ref].ty == TY_DOUBLE)
+        es = 8;
+      if (abs(k->nodes.data[i].off[last]) > reach)
+        reach = abs(k->nodes.data[i].off[last]);
+    }
+  for (int e = 0; e < k->effects.len; e++)
+    if (k->effects.data[e].kind == EFF_STORE && p->fields.data[k->effects.data[e].ref].ty == TY_DOUBLE)
+      es = 8;
+  while (want > 1 && (want * es > 16 || want - 1 + 2 * reach > 16))
+    want /= 2;
+  return want;
+}
+
 void pass_gpu(IrProgram *p, const PassOptions *o)
 {
   if (o->target != TARGET_CUDA)
@@ -160,8 +186,11 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
             k->untunable = "it reads a field it writes, so trial runs would change it";
     if (k->gpu == GPU_SMEM)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
+    k->vec = 1;
+    if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps)
+      k->vec = points_per_thread(p, k, o->vec ? o->vec : k->gpu == GPU_STREAM && k->rank == 3 ? 2 : 1);
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
-    int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128) : (k->rank == 2 ? 64 : 128);
+    int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;

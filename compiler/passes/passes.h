@@ -16,6 +16,7 @@ typedef struct PassOptions {
   const char *cuda_strategy;  /* "naive", "stream", or NULL for the heuristic */
   int block[MAX_RANK];     /* --block=XxY[xZ]; 0: the default */
   int march;               /* --march=N; 0: the default */
+  int vec;                 /* --vec=V: CUDA points per thread along the contiguous dimension (0: chosen) */
   int atomic_reductions;   /* --no-deterministic-reductions */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
   int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per lane (0: chosen) */
