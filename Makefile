@@ -86,7 +86,7 @@ NVCC ?= $(shell command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 # first directory there that holds libcudart.
 CUDA_LIB := $(if $(NVCC),$(shell top=$$($(NVCC) --dryrun -x cu -o /dev/null /dev/null 2>&1 | sed -n 's/^\#\$$ TOP=//p' | head -n 1); \
 	for d in "$$top/lib64" "$$top/targets/x86_64-linux/lib" "$(dir $(NVCC))../lib64" /usr/local/cuda/lib64; do \
-	  if [ -e "$$d/libcudart.so" ] || [ -e "$$d/libcudart_static.a" ]; then cd "$$d" && pwd -P; break; fi; done))
+	  if [ -e "$$d/libcudart.so" ] || [ -e "$$d/libcudart_static.a" ]; then cd "$$d" && pwd; break; fi; done))
 CUDA_LIB := $(or $(CUDA_LIB),/usr/local/cuda/lib64)
 ifneq ($(NVCC),)
 all: $(B)/libstn_cuda.a

@@ -12,7 +12,8 @@
 #          OUT=dir     where logs go (default: a temporary folder)
 #          SECTIONS=a,b  only these of: verify (with ONLY=), steps (the
 #                      optimization steps of docs/optimizations.md), lib
-#                      (library mode and the embedding examples on the GPU)
+#                      (library mode and the embedding examples on the GPU),
+#                      vec (points per thread x block shapes, by --profile)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -156,7 +157,7 @@ if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the sam
 # timed on its second run (from the tuning cache).
 steps_cases() {
   cat <<'CASES'
-himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)@--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream -fno-queue;2.5-D + register queue@--cuda-strategy=stream;default (naive, 128x1)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 -fno-tb-reuse@--tb=2 -fno-tb-reuse;temporal blocking --tb=2 (reuse; --tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, no scalar passes)@--cuda-strategy=naive -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream -fno-queue;2.5-D + register queue@--cuda-strategy=stream;default (naive, 128x1)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 -fno-tb-reuse@--tb=2 -fno-tb-reuse;temporal blocking --tb=2 (reuse, as --tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
 lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 (--tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
 CASES
 }
@@ -262,6 +263,49 @@ section_lib() {
     say "  embed-cmake: no cmake on this machine (make test builds it on the CPU side)"
   fi
   export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
+}
+
+# ---- points per thread (--vec) with block shapes ------------------------------
+# Each program x flags built at once, then run with --profile: the kernel's
+# mean time per call and % of the copy bandwidth the program measures.
+# program | size | args | kernel | flags;flags;...
+vec_cases() {
+  cat <<'CASES'
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2
+bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x8;--vec=4 --block=128x1;--vec=2 --block=64x4
+diffusion3d|512^3|--N=512 --STEPS=300|step|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --march=8;--vec=4 --block=32x8 --march=8;--vec=2 --block=64x4
+cg_poisson|256^3|--N=256 --MAXIT=100 --TOL=1e-300 --EVERY=1000|apply|--vec=1;--vec=2;--vec=2 --block=32x4;--vec=2 --block=32x8 --march=8;--vec=1 --block=32x8 --march=8;--cuda-strategy=naive --vec=2;--cuda-strategy=naive --vec=1
+CASES
+}
+section_vec() {
+  say ""
+  say "points per thread (--vec) x block: the kernel's mean time per call and % of copy, from --profile"
+  mkdir -p "$T/vec" "$T/scratch"
+  local n=0 ex size args kn list
+  while IFS='|' read -r ex size args kn list; do
+    IFS=';' read -ra fl <<<"$list"
+    for flags in "${fl[@]}"; do
+      n=$((n + 1))
+      src=examples/$ex.stn
+      [ -f "$src" ] || src=$ex.stn
+      printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$flags" "$T/vec/$n" "$src" "$T/vec/$n" > "$T/vec/$n.sh"
+    done
+  done < <(vec_cases)
+  find "$T/vec" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  printf '%-18s %-7s %-8s %-36s %10s %8s\n' example size kernel flags "mean ms" "% copy" | tee -a "$LOG/gpu.log"
+  n=0
+  while IFS='|' read -r ex size args kn list; do
+    IFS=';' read -ra fl <<<"$list"
+    for flags in "${fl[@]}"; do
+      n=$((n + 1))
+      [ -x "$T/vec/$n" ] || { say "$ex $flags: BUILD FAILED ($(grep -m1 error "$T/vec/$n.log"))"; fail=1; continue; }
+      # shellcheck disable=SC2086
+      (cd "$T/scratch" && "$T/vec/$n" $args --profile > "$T/vec/$n.out" 2> "$T/vec/$n.err")
+      awk -v ex="$ex" -v size="$size" -v kn="$kn" -v fl="$flags" '$1 == kn && NF >= 8 {
+        printf "%-18s %-7s %-8s %-36s %10.4f %8s\n", ex, size, kn, fl, $4, $NF; exit}' "$T/vec/$n.err" | tee -a "$LOG/gpu.log"
+    done
+  done < <(vec_cases)
 }
 
 if [ -n "${SECTIONS:-}" ]; then

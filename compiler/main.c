@@ -87,6 +87,30 @@ static const char *runtime_lib(void)
   return dir;
 }
 
+/* Where libcudart is, for --print-libs --target=cuda: $CUDA_HOME's, the
+ * toolkit's stencilc was built with, or the usual place, whichever has it
+ * (a stencilc carried to another machine finds that machine's). */
+static const char *cuda_lib_dir(void)
+{
+  static char buf[4096];
+  const char *home = getenv("CUDA_HOME");
+  const char *cand[] = { home ? buf : NULL, STN_CUDA_LIB_DIR, "/usr/local/cuda/lib64" };
+  if (home)
+    snprintf(buf, sizeof buf, "%s/lib64", home);
+  for (int i = 0; i < 3; i++) {
+    char probe[4200];
+    if (!cand[i])
+      continue;
+    snprintf(probe, sizeof probe, "%s/libcudart.so", cand[i]);
+    if (access(probe, R_OK) == 0)
+      return cand[i];
+    snprintf(probe, sizeof probe, "%s/libcudart_static.a", cand[i]);
+    if (access(probe, R_OK) == 0)
+      return cand[i];
+  }
+  return STN_CUDA_LIB_DIR;
+}
+
 typedef struct Options {
   const char *input, *output;
   const char *target, *emit, *dump_after, *cc, *cflags, *arch;
@@ -539,7 +563,7 @@ int main(int argc, char **argv)
         printf("%s/libstn_cuda.a ", lib);
       printf("%s/libstn.a %s", lib, STN_LINK_LIBS);
       if (o.pass.target == TARGET_CUDA) /* nvcc links these itself; a C linker needs them */
-        printf(" -L%s -lcudart -lstdc++", STN_CUDA_LIB_DIR);
+        printf(" -L%s -lcudart -lstdc++", cuda_lib_dir());
       printf(" -lm\n");
     }
     return 0;
