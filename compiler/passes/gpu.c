@@ -14,7 +14,10 @@
  * the block; Himeno L 97.4% of copy bandwidth at 128x1 against 96.2% at
  * 128x4, bench/exp sweep of 2026-11-22 in docs/benchmarks.md), naive 2-D 64x8 (for symmetry with 3-D; 2-D kernels stream), stream 3-D
  * 128x2 marching 4 planes, stream 2-D 512 threads marching 4 rows; 256
- * threads for rank 1. --block and --march override. */
+ * threads for rank 1. With V points per thread (points_per_thread) a
+ * 3-D stream block keeps its 128 columns (32x2 at V = 4) and a 3-D naive
+ * block is 256/V x 2 (64x2 at V = 4: the vec sweep's best for Himeno L
+ * and M). --block, --march and --vec override. */
 #include "passes/passes.h"
 #include <stdlib.h>
 
@@ -65,13 +68,15 @@ static int column_range(const IrKernel *k, int f, int *lo, int *hi)
 }
 
 /* Points per thread along the contiguous dimension, read with vector
- * loads: at most `want`, a vector of at most 16 bytes of the widest field
- * the kernel touches, and its lanes' reach within the 16 elements of
- * padding before each row (passes lanes outside the region read there).
- * bench/mlp.cu on the H100 (docs/benchmarks.md, 2026-11-23): two points
- * per thread lift the 3-D 7-point register queue from 71% to 84% of the
- * copy bandwidth (float) and CG's apply from 75% to 81% (double); four
- * are no better than two. */
+ * loads: `want` (--vec), or by default 4 for 3-D kernels whose fields are
+ * all 4 bytes wide, else 1; then at most a 16-byte vector of the widest
+ * field the kernel touches, and its lanes' reach within the 16 elements of
+ * padding before each row (lanes outside the region read there).
+ * Measured on the H100 (`SECTIONS=vec bench/gpu.sh`, docs/benchmarks.md
+ * 2026-11-23 02:47), % of copy bandwidth by --profile: Himeno L 94.4 ->
+ * 96.9 (4 points, 64x2), M 87.5 -> 90.4, without its residual 96.0 ->
+ * 96.6; diffusion3d 81.3 -> 86.9 (4 points, 32x2); two points gain
+ * little (82.7), and CG's apply (double) loses with two (78.8 -> 74.1). */
 static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
 {
   int es = 4, reach = 0, last = k->rank - 1;
@@ -85,6 +90,8 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   for (int e = 0; e < k->effects.len; e++)
     if (k->effects.data[e].kind == EFF_STORE && p->fields.data[k->effects.data[e].ref].ty == TY_DOUBLE)
       es = 8;
+  if (!want)
+    want = k->rank == 3 && es == 4 ? 4 : 1;
   while (want > 1 && (want * es > 16 || want - 1 + 2 * reach > 16))
     want /= 2;
   return want;
@@ -188,10 +195,12 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
     k->vec = 1;
     if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps)
-      k->vec = points_per_thread(p, k, o->vec ? o->vec : k->gpu == GPU_STREAM && k->rank == 3 ? 2 : 1);
+      k->vec = points_per_thread(p, k, o->vec);
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
+    if (k->gpu == GPU_NAIVE && k->rank == 3 && k->vec > 1) /* the vec sweep's best for Himeno L and M */
+      def_x = 256 / k->vec, def_y = 2;
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
