@@ -67,7 +67,7 @@ periodic|tests/lit/run/periodic.stn|--N=7 --M=5 --K=6 --T=4|a:double b:double c:
 boundary|tests/lit/run/boundary.stn|--N=9 --M=7 --K=6 --T=5|u:double v:float wo:int|rel:sums ::1e-12||zero
 images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;file:clamp.png;file:nan.png;file:cube.png;file:cube.vtk
 asymmetric|tests/lit/run/asymmetric.stn|--N=12 --M=9 --K=17 --T=3|u:double v:double|rel:sum ::1e-12
-semantics|tests/lit/run/semantics.stn||a:double b:double m:int|rel:old ::0;rel:div ::0;rel:names ::0
+semantics|tests/lit/run/semantics.stn||a:double b:double m:int|rel:old:0;rel:div:0;rel:names:0
 CASES
 }
 
