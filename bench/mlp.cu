@@ -16,7 +16,7 @@
 #include <cmath>
 #include <initializer_list>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "harness.cuh"
 
 template <typename T, int V> struct Vec;
 template <typename T> struct Vec<T, 1> { T v[1]; };
@@ -155,12 +155,6 @@ __global__ void __launch_bounds__(512) apply_kernel(const double *__restrict__ k
     part[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
 }
 
-__global__ void copy4(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
-{
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    b[i] = a[i];
-}
-
 template <typename F> static float time_it(F launch, int reps)
 {
   cudaEvent_t a, b;
@@ -184,34 +178,6 @@ template <typename F> static float time_it(F launch, int reps)
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
   return best;
-}
-
-static double copy_bandwidth()
-{
-  size_t bytes = (size_t)1 << 30;
-  void *a, *b;
-  CK(cudaMalloc(&a, bytes));
-  CK(cudaMalloc(&b, bytes));
-  CK(cudaMemset(a, 1, bytes));
-  cudaEvent_t e0, e1;
-  CK(cudaEventCreate(&e0));
-  CK(cudaEventCreate(&e1));
-  float best = 1e30f, ms;
-  for (int r = 0; r < 12; r++) {
-    CK(cudaEventRecord(e0));
-    if (r % 2)
-      copy4<<<132 * 8, 256>>>((const float4 *)a, (float4 *)b, bytes / 16);
-    else
-      CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-    CK(cudaEventRecord(e1));
-    CK(cudaEventSynchronize(e1));
-    CK(cudaEventElapsedTime(&ms, e0, e1));
-    if (r >= 2 && ms < best)
-      best = ms;
-  }
-  CK(cudaFree(a));
-  CK(cudaFree(b));
-  return 2.0 * bytes / (best * 1e-3) / 1e9;
 }
 
 template <typename T> static double max_diff(const T *x, const T *y, const Layout &L)

@@ -20,7 +20,7 @@
 #include <cstring>
 #include <cmath>
 
-#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+#include "harness.cuh"
 
 static const int N = 512;                  // points per side
 static const long AK = 544, AJ = N + 2, AI = N + 2;  // allocated (k padded like stencilc: 16 before, to 16)
@@ -170,12 +170,6 @@ __global__ void probe(const __grid_constant__ CUtensorMap pmap, const CUtensorMa
     out[blockIdx.x] = tile[5];
 }
 
-__global__ void copy4(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
-{
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
-    b[i] = a[i];
-}
-
 static float time_it(void (*launch)(void *), void *ctx, int reps)
 {
   cudaEvent_t a, b;
@@ -255,33 +249,9 @@ int main()
   for (size_t x = 0; x < tot; x++)
     h[x] = (float)((x * 2654435761u) % 1000) / 1000.f;
   CK(cudaMemcpy(f, h, tot * 4, cudaMemcpyHostToDevice));
-  // copy bandwidth
   {
-    size_t bytes = (size_t)1 << 30;
-    void *a, *b;
-    CK(cudaMalloc(&a, bytes));
-    CK(cudaMalloc(&b, bytes));
-    CK(cudaMemset(a, 1, bytes));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    float best = 1e30f, ms;
-    for (int r = 0; r < 12; r++) {
-      CK(cudaEventRecord(e0));
-      if (r % 2)
-        copy4<<<132 * 8, 256>>>((const float4 *)a, (float4 *)b, bytes / 16);
-      else
-        CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (r >= 2 && ms < best)
-        best = ms;
-    }
-    CK(cudaFree(a));
-    CK(cudaFree(b));
-    printf("copy bandwidth %.0f GB/s\n", 2.0 * bytes / (best * 1e-3) / 1e9);
-    double bw = 2.0 * bytes / (best * 1e-3) / 1e9;
+    const double bw = copy_bandwidth();
+    printf("copy bandwidth %.0f GB/s\n", bw);
     const double pts = 510.0 * 510 * 510;
     Ctx c = { f, fn, 128, 2, 4, 0, {}, nullptr };
     auto report = [&](const char *name, float t, float *out) {

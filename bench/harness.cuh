@@ -1,0 +1,49 @@
+// harness.cuh: what the hand-written CUDA harnesses of bench/ (tma.cu,
+// mlp.cu) share: a checked call, the copy kernel, and the device's copy
+// bandwidth measured the way bench/copybw.cu does (bytes read + written,
+// best of cudaMemcpy and a float4 copy kernel over 1 GiB, after two
+// warm-up copies), so that every ratio they print is against a ceiling
+// measured in the same program.
+#pragma once
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+
+#define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
+
+__global__ void copy4(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+    b[i] = a[i];
+}
+
+// GB/s (1e9 bytes per second), read + write.
+static double copy_bandwidth()
+{
+  size_t bytes = (size_t)1 << 30;
+  void *a, *b;
+  CK(cudaMalloc(&a, bytes));
+  CK(cudaMalloc(&b, bytes));
+  CK(cudaMemset(a, 1, bytes));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+  float best = 1e30f, ms;
+  for (int r = 0; r < 12; r++) {
+    CK(cudaEventRecord(e0));
+    if (r % 2)
+      copy4<<<132 * 8, 256>>>((const float4 *)a, (float4 *)b, bytes / 16);
+    else
+      CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice));
+    CK(cudaEventRecord(e1));
+    CK(cudaEventSynchronize(e1));
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    if (r >= 2 && ms < best)
+      best = ms;
+  }
+  CK(cudaEventDestroy(e0));
+  CK(cudaEventDestroy(e1));
+  CK(cudaFree(a));
+  CK(cudaFree(b));
+  return 2.0 * bytes / (best * 1e-3) / 1e9;
+}
