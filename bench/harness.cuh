@@ -1,5 +1,6 @@
 // harness.cuh: what the hand-written CUDA harnesses of bench/ (tma.cu,
-// mlp.cu) share: a checked call, the copy kernel, and the device's copy
+// mlp.cu) share: a checked call, timing (best of `reps` runs of 10
+// launches, after one checked warm-up launch), the copy kernel, and the device's copy
 // bandwidth measured the way bench/copybw.cu does (bytes read + written,
 // best of cudaMemcpy and a float4 copy kernel over 1 GiB, after two
 // warm-up copies), so that every ratio they print is against a ceiling
@@ -8,6 +9,7 @@
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); exit(1); } } while (0)
 
@@ -46,4 +48,30 @@ static double copy_bandwidth()
   CK(cudaFree(a));
   CK(cudaFree(b));
   return 2.0 * bytes / (best * 1e-3) / 1e9;
+}
+
+// Milliseconds per launch.
+template <typename F> static float time_it(F launch, int reps)
+{
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  launch();
+  CK(cudaGetLastError());
+  CK(cudaDeviceSynchronize());
+  float best = 1e30f;
+  for (int r = 0; r < reps; r++) {
+    CK(cudaEventRecord(a));
+    for (int x = 0; x < 10; x++)
+      launch();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    best = fminf(best, ms / 10);
+  }
+  CK(cudaGetLastError());
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return best;
 }

@@ -155,31 +155,6 @@ __global__ void __launch_bounds__(512) apply_kernel(const double *__restrict__ k
     part[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
 }
 
-template <typename F> static float time_it(F launch, int reps)
-{
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  launch();
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  float best = 1e30f;
-  for (int r = 0; r < reps; r++) {
-    CK(cudaEventRecord(a));
-    for (int x = 0; x < 10; x++)
-      launch();
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    best = fminf(best, ms / 10);
-  }
-  CK(cudaGetLastError());
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return best;
-}
-
 template <typename T> static double max_diff(const T *x, const T *y, const Layout &L)
 {
   T *a = (T *)malloc(L.total * sizeof(T)), *b = (T *)malloc(L.total * sizeof(T));

@@ -170,30 +170,6 @@ __global__ void probe(const __grid_constant__ CUtensorMap pmap, const CUtensorMa
     out[blockIdx.x] = tile[5];
 }
 
-static float time_it(void (*launch)(void *), void *ctx, int reps)
-{
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  launch(ctx);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  float best = 1e30f;
-  for (int r = 0; r < reps; r++) {
-    CK(cudaEventRecord(a));
-    for (int x = 0; x < 10; x++)
-      launch(ctx);
-    CK(cudaEventRecord(b));
-    CK(cudaEventSynchronize(b));
-    float ms;
-    CK(cudaEventElapsedTime(&ms, a, b));
-    if (ms / 10 < best)
-      best = ms / 10;
-  }
-  CK(cudaGetLastError());
-  return best;
-}
-
 struct Ctx { float *f, *fn; int bx, by, march, cs; CUtensorMap map; void (*tma)(Ctx *); };
 static const float CC = 0.4f, CE = 0.1f;
 
@@ -277,7 +253,7 @@ int main()
     };
     // reference
     c.fn = ref;
-    report("queue 128x2 m4 (reference)", time_it(launch_queue, &c, 5), nullptr);
+    report("queue 128x2 m4 (reference)", time_it([&] { launch_queue(&c); }, 5), nullptr);
     c.fn = fn;
     if (getenv("SUSTAINED")) {
       // Short bursts (best of 5 x 10 launches) against long runs (300
@@ -351,7 +327,7 @@ int main()
         CK(cudaMemset(fn, 0, tot * 4));
         char name[64];
         snprintf(name, sizeof name, "%s %dx%d m%d", cs ? "queue_cs" : "queue", s[0], s[1], s[2]);
-        report(name, time_it(launch_queue, &c, 5), fn);
+        report(name, time_it([&] { launch_queue(&c); }, 5), fn);
       }
 #define TMA(TX, TY, S, Q, M)                                                        \
     {                                                                               \
@@ -361,7 +337,7 @@ int main()
       CK(cudaMemset(fn, 0, tot * 4));                                               \
       char name[64];                                                                \
       snprintf(name, sizeof name, "tma%s %dx%d S%d m%d", Q ? "_q" : "", TX, TY, S, M); \
-      report(name, time_it(launch_tma, &c, 5), fn);                                 \
+      report(name, time_it([&] { launch_tma(&c); }, 5), fn);                                 \
     }
     TMA(64, 4, 4, 0, 16) TMA(64, 8, 4, 0, 16) TMA(64, 8, 5, 0, 32) TMA(64, 8, 6, 0, 32)
     TMA(128, 4, 4, 0, 16) TMA(128, 4, 5, 0, 32) TMA(128, 8, 4, 0, 32) TMA(128, 8, 5, 0, 64)
