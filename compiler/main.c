@@ -136,13 +136,15 @@ static const OptDef optdefs[] = {
   { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
-  { "--cuda-strategy", VALUE, "naive|smem|stream", "CUDA: force a strategy for every kernel (default: chosen per kernel, see --emit=ir)" },
+  { "--cuda-strategy", VALUE, "S|K=S,...", "CUDA: force strategy S (naive, smem or stream) for every kernel, or K=S for "
+                                           "kernel K only (default: chosen per kernel, see --report)" },
   { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default: chosen per "
                             "kernel, see --report)" },
   { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default: chosen per kernel, see "
                           "--report)" },
-  { "--vec", VALUE, "V", "CUDA naive and stream strategies: points each thread computes along the contiguous dimension, "
-                        "read with vector loads (1, 2 or 4; default: chosen per kernel, see --report)" },
+  { "--vec", VALUE, "V|K=V,...", "CUDA naive and stream strategies: points each thread computes along the contiguous "
+                                "dimension, read with vector loads (1, 2 or 4; K=V for kernel K only; default: chosen "
+                                "per kernel, see --report)" },
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
@@ -231,23 +233,69 @@ static void parse_block(Options *o, const char *text)
     bad_usage("--block=%s: the threads per block must be a multiple of 32 (whole warps)", text);
 }
 
-/* --tb=N, --tb=auto, or --tb=NAME=N,...: N from 1 to 8. */
-static void check_tb(const char *spec)
+/* Per-kernel options (--tb, --cuda-strategy, --vec): V, or K=V,... with
+ * at most one V for the other kernels (passes: option_for_kernel). */
+static int tb_ok(const char *v)
 {
-  char buf[256];
+  char *end;
+  long n = strtol(v, &end, 10);
+  return streq(v, "auto") || (*v && !*end && n >= 1 && n <= 8);
+}
+
+static int strategy_ok(const char *v) { return streq(v, "naive") || streq(v, "smem") || streq(v, "stream"); }
+
+static int vec_ok(const char *v) { return streq(v, "1") || streq(v, "2") || streq(v, "4"); }
+
+static void check_per_kernel(const char *opt, const char *spec, int (*ok)(const char *), const char *bad)
+{
+  char buf[512];
+  if (!*spec || strlen(spec) >= sizeof buf)
+    bad_usage(bad, spec);
   snprintf(buf, sizeof buf, "%s", spec);
+  int defaults = 0;
   for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
     char *eq = strchr(item, '=');
-    const char *n = eq ? eq + 1 : item;
-    if (eq && eq == item)
-      bad_usage("--tb=%s: a kernel name is missing before '='", spec);
-    if (streq(n, "auto"))
-      continue;
-    char *end;
-    long v = strtol(n, &end, 10);
-    if (!*n || *end || v < 1 || v > 8)
-      bad_usage("--tb=%s: give steps per pass from 1 to 8, 'auto', or KERNEL=N", spec);
+    if (eq == item) {
+      fprintf(stderr, "stencilc: error: %s=%s: a kernel name is missing before '='\n", opt, spec);
+      exit(2);
+    }
+    if (!eq && defaults++) {
+      fprintf(stderr, "stencilc: error: %s=%s: give one value for all kernels at most (the rest as KERNEL=VALUE)\n", opt,
+              spec);
+      exit(2);
+    }
+    if (!ok(eq ? eq + 1 : item))
+      bad_usage(bad, spec);
   }
+}
+
+/* Each KERNEL= of a per-kernel option must name a kernel of the program. */
+static int check_kernel_names(const Options *o, const IrProgram *ir)
+{
+  const char *opts[] = { "--tb", "--cuda-strategy", "--vec" };
+  const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec };
+  int bad = 0;
+  for (int i = 0; i < 3; i++) {
+    for (const char *s = specs[i]; s && *s;) {
+      const char *end = strchr(s, ',');
+      size_t n = end ? (size_t)(end - s) : strlen(s);
+      const char *eq = memchr(s, '=', n);
+      int found = !eq;
+      for (int k = 0; k < ir->kernels.len && !found; k++)
+        found = strlen(ir->kernels.data[k]->name) == (size_t)(eq - s) &&
+                strncmp(ir->kernels.data[k]->name, s, (size_t)(eq - s)) == 0;
+      if (!found) {
+        fprintf(stderr, "stencilc: error: %s=%s: %s has no kernel '%.*s' (its kernels:", opts[i], specs[i],
+                ir->src->name, (int)(eq - s), s);
+        for (int k = 0; k < ir->kernels.len; k++)
+          fprintf(stderr, "%s %s", k ? "," : "", ir->kernels.data[k]->name);
+        fprintf(stderr, ")\n");
+        bad = 1;
+      }
+      s = end ? end + 1 : s + n;
+    }
+  }
+  return !bad;
 }
 
 static void parse_options(Options *o, int argc, char **argv)
@@ -292,11 +340,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--cuda-strategy")) o->pass.cuda_strategy = value;
     else if (streq(n, "--block")) parse_block(o, value);
     else if (streq(n, "--march")) parse_int(value, "--march", &o->pass.march);
-    else if (streq(n, "--vec")) {
-      parse_int(value, "--vec", &o->pass.vec);
-      if (o->pass.vec != 1 && o->pass.vec != 2 && o->pass.vec != 4)
-        bad_usage("--vec=%s: points per thread are 1, 2 or 4", value);
-    }
+    else if (streq(n, "--vec")) o->pass.vec = value;
     else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
@@ -340,11 +384,13 @@ static void parse_options(Options *o, int argc, char **argv)
     o->pass.target = TARGET_CUDA;
   else
     bad_usage("unknown target '%s' (choose c, openmp or cuda)", o->target);
-  if (o->pass.cuda_strategy && !streq(o->pass.cuda_strategy, "naive") && !streq(o->pass.cuda_strategy, "stream") &&
-      !streq(o->pass.cuda_strategy, "smem"))
-    bad_usage("unknown CUDA strategy '%s' (choose naive, smem or stream)", o->pass.cuda_strategy);
+  if (o->pass.cuda_strategy)
+    check_per_kernel("--cuda-strategy", o->pass.cuda_strategy, strategy_ok,
+                     "unknown CUDA strategy in '%s' (choose naive, smem or stream, or KERNEL=one of them)");
+  if (o->pass.vec)
+    check_per_kernel("--vec", o->pass.vec, vec_ok, "--vec=%s: points per thread are 1, 2 or 4 (or KERNEL=V)");
   if (o->pass.tb)
-    check_tb(o->pass.tb);
+    check_per_kernel("--tb", o->pass.tb, tb_ok, "--tb=%s: give steps per pass from 1 to 8, 'auto', or KERNEL=N");
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast") && !streq(o->emit, "lib"))
     bad_usage("unknown --emit kind '%s' (choose c, ir, ast or lib)", o->emit);
   if (o->emit && streq(o->emit, "lib") && o->build)
@@ -486,6 +532,8 @@ static int run_report(const Options *o, Sema *sema, Arena *arena, const Source *
   po.dump_after = NULL;
   po.target = TARGET_OPENMP;
   IrProgram *cpu = ir_lower(sema, arena, src);
+  if (!check_kernel_names(o, cpu))
+    return 2;
   pass_run_pipeline(cpu, &po);
   po.target = TARGET_CUDA;
   IrProgram *gpu = ir_lower(sema, arena, src);
@@ -605,6 +653,10 @@ int main(int argc, char **argv)
     goto out;
   }
   IrProgram *ir = ir_lower(&sema, arena, &src);
+  if (!check_kernel_names(&o, ir)) {
+    status = 2; /* a usage error, like the other option errors */
+    goto out;
+  }
   pass_run_pipeline(ir, &o.pass);
   if (o.pass.tb)
     tb_notes(&diag, &ir->main);

@@ -108,23 +108,27 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     for (int j = 0; j < k->nodes.len; j++)
       for (int d = 0; d < k->rank; d++)
         wraps |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d];
-    if (o->cuda_strategy && streq(o->cuda_strategy, "naive")) {
+    /* --cuda-strategy=S, or K=S,... for some kernels (option_for_kernel) */
+    size_t slen;
+    const char *sv = option_for_kernel(o->cuda_strategy, k->name, &slen);
+    const char *strat = sv ? arena_printf(p->arena, "%.*s", (int)slen, sv) : NULL;
+    if (strat && streq(strat, "naive")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: chosen with --cuda-strategy";
     } else if (wraps) {
       /* The marching strategies keep planes and tiles that assume no wrap. */
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: it reads across a periodic boundary (stream and smem do not wrap yet)";
-    } else if (o->cuda_strategy && streq(o->cuda_strategy, "smem") && k->rank == 3) {
+    } else if (strat && streq(strat, "smem") && k->rank == 3) {
       k->gpu = GPU_SMEM;
       k->gpu_why = "smem: chosen with --cuda-strategy";
-    } else if (o->cuda_strategy && streq(o->cuda_strategy, "smem")) {
+    } else if (strat && streq(strat, "smem")) {
       k->gpu = k->rank == 2 ? GPU_STREAM : GPU_NAIVE;
       k->gpu_why = "smem is for 3-D kernels; this one streams or runs naive (--cuda-strategy=smem ignored)";
-    } else if (o->cuda_strategy && streq(o->cuda_strategy, "stream") && k->rank >= 2) {
+    } else if (strat && streq(strat, "stream") && k->rank >= 2) {
       k->gpu = GPU_STREAM;
       k->gpu_why = "stream: chosen with --cuda-strategy";
-    } else if (o->cuda_strategy && streq(o->cuda_strategy, "stream")) {
+    } else if (strat && streq(strat, "stream")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: a 1-D kernel has no plane to march over (--cuda-strategy=stream ignored)";
     } else if (k->rank >= 2 && stream_pays(k, p->fields.len, NULL, NULL)) {
@@ -141,7 +145,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     /* Why not the others (--report). */
     int along = 0, fields = 0;
     stream_pays(k, p->fields.len, &along, &fields);
-    int forced = o->cuda_strategy != NULL;
+    int forced = strat != NULL;
     for (int s = 0; s < 4; s++)
       k->gpu_rejected[s] = NULL;
     if (k->gpu != GPU_NAIVE)
@@ -194,8 +198,11 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     if (k->gpu == GPU_SMEM)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
     k->vec = 1;
-    if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps)
-      k->vec = points_per_thread(p, k, o->vec);
+    if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps) {
+      size_t vlen;
+      const char *vv = option_for_kernel(o->vec, k->name, &vlen);
+      k->vec = points_per_thread(p, k, vv ? atoi(vv) : 0);
+    }
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);

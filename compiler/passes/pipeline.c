@@ -2,6 +2,7 @@
  * place to read what the compiler does to a program between lowering and
  * printing; --list-passes prints it, --dump-after=NAME shows each result. */
 #include "passes/passes.h"
+#include <string.h>
 
 const Pass pass_list[] = {
   { "fold",     "constant folding and exact algebraic simplification", pass_fold },
@@ -33,6 +34,26 @@ void pass_run_pipeline(IrProgram *p, const PassOptions *o)
       ir_print_program(o->dump, p);
     }
   }
+}
+
+const char *option_for_kernel(const char *spec, const char *name, size_t *len)
+{
+  const char *all = NULL;
+  size_t all_len = 0;
+  for (const char *s = spec; s && *s;) {
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    const char *eq = memchr(s, '=', n);
+    if (!eq) {
+      all = s, all_len = n;
+    } else if ((size_t)(eq - s) == strlen(name) && strncmp(s, name, (size_t)(eq - s)) == 0) {
+      *len = n - (size_t)(eq + 1 - s);
+      return eq + 1;
+    }
+    s = end ? end + 1 : s + n;
+  }
+  *len = all_len;
+  return all;
 }
 
 void pass_remap_roots(IrKernel *k, const int *map)

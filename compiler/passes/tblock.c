@@ -189,26 +189,14 @@ static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 
 static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  const char *spec = o->tb;
-  if (!spec)
-    return 1;
   /* "4", "auto", or "name=4,other=2" */
-  int all = -1;
-  const char *s = spec;
-  while (*s) {
-    const char *end = strchr(s, ',');
-    size_t len = end ? (size_t)(end - s) : strlen(s);
-    const char *eq = memchr(s, '=', len);
-    if (!eq) {
-      all = strncmp(s, "auto", len) == 0 && len == 4 ? 0 : atoi(s);
-    } else if ((size_t)(eq - s) == strlen(k->name) && strncmp(s, k->name, (size_t)(eq - s)) == 0) {
-      return strncmp(eq + 1, "auto", 4) == 0 ? auto_steps(k, tb, o) : atoi(eq + 1);
-    }
-    s = end ? end + 1 : s + len;
-  }
-  if (all == 0)
+  size_t len;
+  const char *v = option_for_kernel(o->tb, k->name, &len);
+  if (!v)
+    return 1;
+  if (len == 4 && strncmp(v, "auto", 4) == 0)
     return auto_steps(k, tb, o);
-  return all > 0 ? all : 1;
+  return atoi(v) > 0 ? atoi(v) : 1;
 }
 
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
