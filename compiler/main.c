@@ -246,26 +246,43 @@ static int strategy_ok(const char *v) { return streq(v, "naive") || streq(v, "sm
 
 static int vec_ok(const char *v) { return streq(v, "1") || streq(v, "2") || streq(v, "4"); }
 
+static _Noreturn void bad_list(const char *opt, const char *spec, const char *why)
+{
+  fprintf(stderr, "stencilc: error: %s=%s: %s\n", opt, spec, why);
+  exit(2);
+}
+
 static void check_per_kernel(const char *opt, const char *spec, int (*ok)(const char *), const char *bad)
 {
-  char buf[512];
-  if (!*spec || strlen(spec) >= sizeof buf)
-    bad_usage(bad, spec);
-  snprintf(buf, sizeof buf, "%s", spec);
   int defaults = 0;
-  for (char *item = strtok(buf, ","); item; item = strtok(NULL, ",")) {
+  for (const char *s = spec;;) {
+    const char *end = strchr(s, ',');
+    size_t n = end ? (size_t)(end - s) : strlen(s);
+    char item[256];
+    if (n == 0)
+      bad_list(opt, spec, "an empty item (values are separated by single commas)");
+    if (n >= sizeof item)
+      bad_usage(bad, spec);
+    memcpy(item, s, n);
+    item[n] = 0;
     char *eq = strchr(item, '=');
-    if (eq == item) {
-      fprintf(stderr, "stencilc: error: %s=%s: a kernel name is missing before '='\n", opt, spec);
-      exit(2);
-    }
-    if (!eq && defaults++) {
-      fprintf(stderr, "stencilc: error: %s=%s: give one value for all kernels at most (the rest as KERNEL=VALUE)\n", opt,
-              spec);
-      exit(2);
-    }
+    if (eq == item)
+      bad_list(opt, spec, "a kernel name is missing before '='");
+    if (!eq && defaults++)
+      bad_list(opt, spec, "give one value for all kernels at most (the rest as KERNEL=VALUE)");
     if (!ok(eq ? eq + 1 : item))
       bad_usage(bad, spec);
+    if (eq) /* the same kernel twice */
+      for (const char *t = spec; t < s;) {
+        const char *tend = strchr(t, ',');
+        size_t tn = (size_t)(tend - t);
+        if (tn > (size_t)(eq - item) && t[eq - item] == '=' && strncmp(t, item, (size_t)(eq - item)) == 0)
+          bad_list(opt, spec, "a kernel is named twice");
+        t = tend + 1;
+      }
+    if (!end)
+      break;
+    s = end + 1;
   }
 }
 

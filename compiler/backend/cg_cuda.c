@@ -248,7 +248,8 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
 }
 
 /* Each lane's names for the values it computes (point level); values of
- * the outer levels are shared. */
+ * the outer levels are shared. A lane's name ends in '_', which no user
+ * name may (sema), so `a` of lane 1 (a_1_) cannot meet a user's a_1. */
 static char **lane_names(const IrProgram *p, const IrKernel *k, char **names, int v)
 {
   char **ln = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
@@ -257,7 +258,7 @@ static char **lane_names(const IrProgram *p, const IrKernel *k, char **names, in
     if (names[i] && k->nodes.data[i].level == k->rank) {
       size_t len = strlen(names[i]);
       ln[i] = names[i][len - 1] == '_' ? arena_printf(p->arena, "%s%d_", names[i], v)
-                                       : arena_printf(p->arena, "%s_%d", names[i], v);
+                                       : arena_printf(p->arena, "%s_%d_", names[i], v);
     }
   }
   return ln;

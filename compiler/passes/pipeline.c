@@ -44,7 +44,9 @@ const char *option_for_kernel(const char *spec, const char *name, size_t *len)
     const char *end = strchr(s, ',');
     size_t n = end ? (size_t)(end - s) : strlen(s);
     const char *eq = memchr(s, '=', n);
-    if (!eq) {
+    if (n == 0) {
+      /* an empty item (main.c refuses them) */
+    } else if (!eq) {
       all = s, all_len = n;
     } else if ((size_t)(eq - s) == strlen(name) && strncmp(s, name, (size_t)(eq - s)) == 0) {
       *len = n - (size_t)(eq + 1 - s);
