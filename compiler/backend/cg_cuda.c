@@ -105,17 +105,6 @@ typedef struct Lanes {
   const char *queued;      /* stream: fields whose (d, 0, 0) rows are the queue */
 } Lanes;
 
-static void collect_rows(Lanes *L, const IrKernel *k);
-
-static void lanes_begin(Lanes *L, const IrKernel *k, const char *queued)
-{
-  L->n = k->vec;
-  L->queued = queued;
-  collect_rows(L, k);
-}
-
-static void lanes_end(Lanes *L) { free(L->rows); }
-
 /* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
 static const char *vtype(Type t, int v)
 {
@@ -176,6 +165,15 @@ static void collect_rows(Lanes *L, const IrKernel *k)
     }
   }
 }
+
+static void lanes_begin(Lanes *L, const IrKernel *k, const char *queued)
+{
+  L->n = k->vec;
+  L->queued = queued;
+  collect_rows(L, k);
+}
+
+static void lanes_end(Lanes *L) { free(L->rows); }
 
 static void row_name(Buf *b, const IrProgram *p, const IrKernel *k, const LaneRow *r, char kind)
 {
