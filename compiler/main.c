@@ -234,7 +234,7 @@ static void parse_block(Options *o, const char *text)
 }
 
 /* Per-kernel options (--tb, --cuda-strategy, --vec): V, or K=V,... with
- * at most one V for the other kernels (passes: option_for_kernel). */
+ * at most one V for the other kernels (passes: pass_option_for_kernel). */
 static int tb_ok(const char *v)
 {
   char *end;

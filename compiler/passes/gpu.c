@@ -108,9 +108,9 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     for (int j = 0; j < k->nodes.len; j++)
       for (int d = 0; d < k->rank; d++)
         wraps |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d];
-    /* --cuda-strategy=S, or K=S,... for some kernels (option_for_kernel) */
+    /* --cuda-strategy=S, or K=S,... for some kernels (pass_option_for_kernel) */
     size_t slen;
-    const char *sv = option_for_kernel(o->cuda_strategy, k->name, &slen);
+    const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &slen);
     const char *strat = sv ? arena_printf(p->arena, "%.*s", (int)slen, sv) : NULL;
     if (strat && streq(strat, "naive")) {
       k->gpu = GPU_NAIVE;
@@ -200,7 +200,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->vec = 1;
     if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps) {
       size_t vlen;
-      const char *vv = option_for_kernel(o->vec, k->name, &vlen);
+      const char *vv = pass_option_for_kernel(o->vec, k->name, &vlen);
       k->vec = points_per_thread(p, k, vv ? atoi(vv) : 0);
     }
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;

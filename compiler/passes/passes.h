@@ -13,10 +13,10 @@ typedef struct PassOptions {
   int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
-  const char *cuda_strategy;  /* --cuda-strategy: "naive", "K=stream,naive", ... (option_for_kernel); NULL: the heuristic */
+  const char *cuda_strategy;  /* --cuda-strategy: "naive", "K=stream,naive", ... (pass_option_for_kernel); NULL: the heuristic */
   int block[MAX_RANK];     /* --block=XxY[xZ]; 0: the default */
   int march;               /* --march=N; 0: the default */
-  const char *vec;         /* --vec: "4" or "K=2,..." (option_for_kernel): CUDA points per thread along the
+  const char *vec;         /* --vec: "4" or "K=2,..." (pass_option_for_kernel): CUDA points per thread along the
                             * contiguous dimension; NULL: chosen */
   int atomic_reductions;   /* --no-deterministic-reductions */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
@@ -38,7 +38,7 @@ void pass_run_pipeline(IrProgram *p, const PassOptions *o);
  * `name`: the option is "V" for every kernel, or a list "K=V,L=W,V0" where
  * K and L get their own values and the others V0 (or nothing). Returns a
  * pointer into spec and the value's length in *len, or NULL. */
-const char *option_for_kernel(const char *spec, const char *name, size_t *len);
+const char *pass_option_for_kernel(const char *spec, const char *name, size_t *len);
 
 void pass_fold(IrProgram *p, const PassOptions *o);
 void pass_cse(IrProgram *p, const PassOptions *o);

@@ -36,7 +36,7 @@ void pass_run_pipeline(IrProgram *p, const PassOptions *o)
   }
 }
 
-const char *option_for_kernel(const char *spec, const char *name, size_t *len)
+const char *pass_option_for_kernel(const char *spec, const char *name, size_t *len)
 {
   const char *all = NULL;
   size_t all_len = 0;

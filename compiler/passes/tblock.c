@@ -191,7 +191,7 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   /* "4", "auto", or "name=4,other=2" */
   size_t len;
-  const char *v = option_for_kernel(o->tb, k->name, &len);
+  const char *v = pass_option_for_kernel(o->tb, k->name, &len);
   if (!v)
     return 1;
   if (len == 4 && strncmp(v, "auto", 4) == 0)
