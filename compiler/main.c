@@ -142,6 +142,9 @@ static const OptDef optdefs[] = {
                             "kernel, see --report)" },
   { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default: chosen per kernel, see "
                           "--report)" },
+  { "--max-regs", VALUE, "R|K=R,...", "CUDA: at most R registers per thread (16 to 255) in each kernel, or K=R for kernel "
+                                     "K only: ptxas spills beyond R, and more threads fit an SM (single-step kernels; "
+                                     "see --report's resources)" },
   { "--vec", VALUE, "V|K=V,...", "CUDA naive and stream strategies: points each thread computes along the contiguous "
                                 "dimension, read with vector loads (1, 2 or 4; K=V for kernel K only; default: chosen "
                                 "per kernel, see --report)" },
@@ -246,6 +249,13 @@ static int strategy_ok(const char *v) { return streq(v, "naive") || streq(v, "sm
 
 static int vec_ok(const char *v) { return streq(v, "1") || streq(v, "2") || streq(v, "4"); }
 
+static int regs_ok(const char *v)
+{
+  char *end;
+  long n = strtol(v, &end, 10);
+  return *v && !*end && n >= 16 && n <= 255;
+}
+
 static _Noreturn void bad_list(const char *opt, const char *spec, const char *why)
 {
   fprintf(stderr, "stencilc: error: %s=%s: %s\n", opt, spec, why);
@@ -286,13 +296,31 @@ static void check_per_kernel(const char *opt, const char *spec, int (*ok)(const 
   }
 }
 
+/* --max-regs=R leaves room for 64K / R threads of a block on an SM: each
+ * capped kernel's block must fit (after the gpu pass chose it). */
+static int check_max_regs(const IrProgram *ir)
+{
+  int ok = 1;
+  for (int i = 0; i < ir->kernels.len; i++) {
+    const IrKernel *k = ir->kernels.data[i];
+    int threads = k->block[0] * (k->block[1] ? k->block[1] : 1);
+    int room = 65536 / (k->max_regs ? k->max_regs : 1) / 32 * 32; /* whole warps */
+    if (k->max_regs && threads > room) {
+      fprintf(stderr, "stencilc: error: --max-regs=%d leaves room for %d threads per block, but kernel '%s' uses %dx%d; "
+                      "give a smaller --block\n", k->max_regs, room, k->name, k->block[0], k->block[1]);
+      ok = 0;
+    }
+  }
+  return ok;
+}
+
 /* Each KERNEL= of a per-kernel option must name a kernel of the program. */
 static int check_kernel_names(const Options *o, const IrProgram *ir)
 {
-  const char *opts[] = { "--tb", "--cuda-strategy", "--vec" };
-  const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec };
+  const char *opts[] = { "--tb", "--cuda-strategy", "--vec", "--max-regs" };
+  const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec, o->pass.max_regs };
   int bad = 0;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     for (const char *s = specs[i]; s && *s;) {
       const char *end = strchr(s, ',');
       size_t n = end ? (size_t)(end - s) : strlen(s);
@@ -358,6 +386,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--block")) parse_block(o, value);
     else if (streq(n, "--march")) parse_int(value, "--march", &o->pass.march);
     else if (streq(n, "--vec")) o->pass.vec = value;
+    else if (streq(n, "--max-regs")) o->pass.max_regs = value;
     else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
@@ -406,6 +435,9 @@ static void parse_options(Options *o, int argc, char **argv)
                      "unknown CUDA strategy in '%s' (choose naive, smem or stream, or KERNEL=one of them)");
   if (o->pass.vec)
     check_per_kernel("--vec", o->pass.vec, vec_ok, "--vec=%s: points per thread are 1, 2 or 4 (or KERNEL=V)");
+  if (o->pass.max_regs)
+    check_per_kernel("--max-regs", o->pass.max_regs, regs_ok, "--max-regs=%s: give registers per thread from 16 to 255 "
+                                                              "(or KERNEL=R)");
   if (o->pass.tb)
     check_per_kernel("--tb", o->pass.tb, tb_ok, "--tb=%s: give steps per pass from 1 to 8, 'auto', or KERNEL=N");
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast") && !streq(o->emit, "lib"))
@@ -555,6 +587,8 @@ static int run_report(const Options *o, Sema *sema, Arena *arena, const Source *
   po.target = TARGET_CUDA;
   IrProgram *gpu = ir_lower(sema, arena, src);
   pass_run_pipeline(gpu, &po);
+  if (!check_max_regs(gpu))
+    return 2;
   ReportOptions ro = { .json = streq(o->report, "json"), .bandwidth = o->bandwidth ? o->bandwidth : 3000 };
   char *ptxas = o->no_ptxas ? NULL : ptxas_report(o, gpu);
   ro.ptxas = ptxas;
@@ -675,6 +709,10 @@ int main(int argc, char **argv)
     goto out;
   }
   pass_run_pipeline(ir, &o.pass);
+  if (o.pass.target == TARGET_CUDA && !check_max_regs(ir)) {
+    status = 2;
+    goto out;
+  }
   if (o.pass.tb)
     tb_notes(&diag, &ir->main);
 

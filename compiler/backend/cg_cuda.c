@@ -635,7 +635,17 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
    * budget the H100 sweep measured, and room for --autotune to try larger
    * blocks) unless a shared-memory tile fixes the block. */
   int bound = k->gpu != GPU_SMEM && nthreads < 512 ? 512 : nthreads;
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", bound, k->name, gname);
+  if (k->max_regs) {
+    /* --max-regs: ptxas keeps to R registers (spilling beyond); blocks up
+     * to 64K / R threads fit an SM, and --autotune tries no larger. */
+    bound = 65536 / k->max_regs / 32 * 32;
+    bound = bound > 1024 ? 1024 : bound;
+    buf_printf(b, "template <typename I>\n__global__ void __maxnreg__(%d) %s_kernel_(const stn_grid %s", k->max_regs, k->name,
+               gname);
+  } else {
+    buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", bound, k->name,
+               gname);
+  }
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
     if (r || w)

@@ -235,10 +235,11 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   for (int i = 0; i < loops.len; i++)
     fprintf(f, "    temporal blocking: %s\n", tb_text(cpu, loops.data[i]));
   loops.len = 0;
-  fprintf(f, "  cuda:          %s (block %dx%d%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
+  fprintf(f, "  cuda:          %s (block %dx%d%s%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
           kg->gpu != GPU_NAIVE ? arena_printf(gpu->arena, ", marching %d planes", kg->march) : "",
           kg->vec > 1 ? arena_printf(gpu->arena, ", %d points per thread along %s by vector loads", kg->vec,
-                                     index_name(kg->rank - 1)) : "");
+                                     index_name(kg->rank - 1)) : "",
+          kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (--max-regs)", kg->max_regs) : "");
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])
       fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
@@ -330,8 +331,8 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
   json_str(f, kg->gpu_why);
-  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"rejected\": [", kg->block[0], kg->block[1], kg->march,
-          kg->vec);
+  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"max_regs\": %d, \"rejected\": [", kg->block[0],
+          kg->block[1], kg->march, kg->vec, kg->max_regs);
   for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s]) {
       fprintf(f, "%s{\"strategy\": \"%s\", \"why\": ", n++ ? ", " : "", strategy_name((GpuStrategy)s));

@@ -234,6 +234,8 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, ", staged %s", p->fields.data[k->smem_field].label);
     if (k->vec > 1)
       fprintf(out, ", %d points per thread", k->vec);
+    if (k->max_regs)
+      fprintf(out, ", at most %d registers", k->max_regs);
     fprintf(out, " (%s)\n", k->gpu_why);
   }
   fprintf(out, "}\n");

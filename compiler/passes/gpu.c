@@ -197,6 +197,11 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
             k->untunable = "it reads a field it writes, so trial runs would change it";
     if (k->gpu == GPU_SMEM)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
+    {
+      size_t rlen;
+      const char *rv = pass_option_for_kernel(o->max_regs, k->name, &rlen);
+      k->max_regs = rv ? atoi(rv) : 0;
+    }
     k->vec = 1;
     if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps) {
       size_t vlen;

@@ -16,6 +16,7 @@ typedef struct PassOptions {
   const char *cuda_strategy;  /* --cuda-strategy: "naive", "K=stream,naive", ... (pass_option_for_kernel); NULL: the heuristic */
   int block[MAX_RANK];     /* --block=XxY[xZ]; 0: the default */
   int march;               /* --march=N; 0: the default */
+  const char *max_regs;    /* --max-regs: "40" or "K=40,..." (pass_option_for_kernel); NULL: no cap */
   const char *vec;         /* --vec: "4" or "K=2,..." (pass_option_for_kernel): CUDA points per thread along the
                             * contiguous dimension; NULL: chosen */
   int atomic_reductions;   /* --no-deterministic-reductions */
