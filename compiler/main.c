@@ -265,34 +265,24 @@ static _Noreturn void bad_list(const char *opt, const char *spec, const char *wh
 static void check_per_kernel(const char *opt, const char *spec, int (*ok)(const char *), const char *bad)
 {
   int defaults = 0;
-  for (const char *s = spec;;) {
-    const char *end = strchr(s, ',');
-    size_t n = end ? (size_t)(end - s) : strlen(s);
-    char item[256];
-    if (n == 0)
+  PassOptionItem it, prev;
+  for (const char *s = spec; pass_option_next(&s, &it);) {
+    char value[256];
+    if (it.len == 0)
       bad_list(opt, spec, "an empty item (values are separated by single commas)");
-    if (n >= sizeof item)
-      bad_usage(bad, spec);
-    memcpy(item, s, n);
-    item[n] = 0;
-    char *eq = strchr(item, '=');
-    if (eq == item)
+    if (it.name && it.name_len == 0)
       bad_list(opt, spec, "a kernel name is missing before '='");
-    if (!eq && defaults++)
+    if (!it.name && defaults++)
       bad_list(opt, spec, "give one value for all kernels at most (the rest as KERNEL=VALUE)");
-    if (!ok(eq ? eq + 1 : item))
+    if (it.value_len >= sizeof value)
       bad_usage(bad, spec);
-    if (eq) /* the same kernel twice */
-      for (const char *t = spec; t < s;) {
-        const char *tend = strchr(t, ',');
-        size_t tn = (size_t)(tend - t);
-        if (tn > (size_t)(eq - item) && t[eq - item] == '=' && strncmp(t, item, (size_t)(eq - item)) == 0)
-          bad_list(opt, spec, "a kernel is named twice");
-        t = tend + 1;
-      }
-    if (!end)
-      break;
-    s = end + 1;
+    memcpy(value, it.value, it.value_len);
+    value[it.value_len] = 0;
+    if (!ok(value))
+      bad_usage(bad, spec);
+    for (const char *t = spec; it.name && pass_option_next(&t, &prev) && prev.text < it.text;)
+      if (prev.name && prev.name_len == it.name_len && strncmp(prev.name, it.name, it.name_len) == 0)
+        bad_list(opt, spec, "a kernel is named twice");
   }
 }
 
@@ -303,11 +293,9 @@ static int check_max_regs(const IrProgram *ir)
   int ok = 1;
   for (int i = 0; i < ir->kernels.len; i++) {
     const IrKernel *k = ir->kernels.data[i];
-    int threads = k->block[0] * (k->block[1] ? k->block[1] : 1);
-    int room = 65536 / (k->max_regs ? k->max_regs : 1) / 32 * 32; /* whole warps */
-    if (k->max_regs && threads > room) {
+    if (k->max_regs && k->block[0] * k->block[1] > k->max_threads) {
       fprintf(stderr, "stencilc: error: --max-regs=%d leaves room for %d threads per block, but kernel '%s' uses %dx%d; "
-                      "give a smaller --block\n", k->max_regs, room, k->name, k->block[0], k->block[1]);
+                      "give a smaller --block\n", k->max_regs, k->max_threads, k->name, k->block[0], k->block[1]);
       ok = 0;
     }
   }
@@ -321,23 +309,20 @@ static int check_kernel_names(const Options *o, const IrProgram *ir)
   const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec, o->pass.max_regs };
   int bad = 0;
   for (int i = 0; i < 4; i++) {
-    for (const char *s = specs[i]; s && *s;) {
-      const char *end = strchr(s, ',');
-      size_t n = end ? (size_t)(end - s) : strlen(s);
-      const char *eq = memchr(s, '=', n);
-      int found = !eq;
+    PassOptionItem it;
+    for (const char *s = specs[i]; pass_option_next(&s, &it);) {
+      int found = !it.name;
       for (int k = 0; k < ir->kernels.len && !found; k++)
-        found = strlen(ir->kernels.data[k]->name) == (size_t)(eq - s) &&
-                strncmp(ir->kernels.data[k]->name, s, (size_t)(eq - s)) == 0;
+        found = strlen(ir->kernels.data[k]->name) == it.name_len &&
+                strncmp(ir->kernels.data[k]->name, it.name, it.name_len) == 0;
       if (!found) {
         fprintf(stderr, "stencilc: error: %s=%s: %s has no kernel '%.*s' (its kernels:", opts[i], specs[i],
-                ir->src->name, (int)(eq - s), s);
+                ir->src->name, (int)it.name_len, it.name);
         for (int k = 0; k < ir->kernels.len; k++)
           fprintf(stderr, "%s %s", k ? "," : "", ir->kernels.data[k]->name);
         fprintf(stderr, ")\n");
         bad = 1;
       }
-      s = end ? end + 1 : s + n;
     }
   }
   return !bad;

@@ -144,13 +144,7 @@ static void print_body(const TbC *c, int last, int depth)
     const IrEffect *ef = &k->effects.data[e];
     if (ef->kind == EFF_REDUCE && !last)
       continue;
-    line_comment(pr, k->nodes.data[ef->val].span, depth);
-    indent(b, depth);
-    if (ef->pred >= 0) {
-      buf_puts(b, "if (");
-      print_expr(pr, ef->pred, P_TOP, 0);
-      buf_puts(b, ") ");
-    }
+    print_effect_head(pr, ef, depth);
     if (ef->kind == EFF_STORE) {
       buf_printf(b, "out%d_[x_] = ", ir_tb_pair_of_next(c->tb, ef->ref));
       print_expr(pr, ef->val, P_TOP, 0);

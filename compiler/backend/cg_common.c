@@ -528,6 +528,19 @@ void print_region_bounds(Printer *pr, const char *gname)
   buf_printf(b, "};\n  stn_check_box(\"%s\", &%s, box_lo_, box_hi_);\n", k->name, gname);
 }
 
+/* What every printer puts before an effect: its source line, the
+ * indentation, and "if (condition) " when the store is predicated. */
+void print_effect_head(Printer *pr, const IrEffect *e, int depth)
+{
+  line_comment(pr, pr->k->nodes.data[e->val].span, depth);
+  indent(pr->b, depth);
+  if (e->pred >= 0) {
+    buf_puts(pr->b, "if (");
+    print_expr(pr, e->pred, P_TOP, 0);
+    buf_puts(pr->b, ") ");
+  }
+}
+
 /* The stores and reduction contributions of the point at c_. */
 void print_effects(Printer *pr, int depth)
 {
@@ -536,13 +549,7 @@ void print_effects(Printer *pr, int depth)
   Buf *b = pr->b;
   for (int i = 0; i < k->effects.len; i++) {
     const IrEffect *e = &k->effects.data[i];
-    line_comment(pr, k->nodes.data[e->val].span, depth);
-    indent(b, depth);
-    if (e->pred >= 0) {
-      buf_puts(b, "if (");
-      print_expr(pr, e->pred, P_TOP, 0);
-      buf_puts(b, ") ");
-    }
+    print_effect_head(pr, e, depth);
     if (e->kind == EFF_STORE) {
       buf_printf(b, "%s[c_] = ", cname(p, p->fields.data[e->ref].name));
       print_expr(pr, e->val, P_TOP, 0);

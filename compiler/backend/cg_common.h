@@ -63,6 +63,7 @@ void print_prof_decl(Buf *b, const IrKernel *k, int depth);
 void print_region_points(Buf *b, const IrKernel *k);
 void print_region_bounds(Printer *pr, const char *gname);
 void print_effects(Printer *pr, int depth);
+void print_effect_head(Printer *pr, const IrEffect *e, int depth);
 /* A reduction's contribution of value val, without the terminator: "r += v",
  * or for min/max a block (returns 1) written so that compilers vectorise it. */
 /* The end of a C or OpenMP kernel function: the profile's points (times

@@ -115,6 +115,13 @@ static const char *vtype(Type t, int v)
   return v == 2 ? "int2" : "int4";
 }
 
+/* What turns a load of field f at a column into a load of the thread's
+ * vector of columns ("*(const float4 *)&"), or nothing for one point. */
+static const char *vload_prefix(const IrProgram *p, const IrKernel *k, int f)
+{
+  return k->vec > 1 ? arena_printf(p->arena, "*(const %s *)&", vtype(p->fields.data[f].ty, k->vec)) : "";
+}
+
 static const char comp[] = "xyzw";
 
 static int row_queued(const Lanes *L, const IrKernel *k, const LaneRow *r)
@@ -228,7 +235,7 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
       indent(b, depth);
       buf_printf(b, "const %s ", vtype(f->ty, L->n));
       row_name(b, p, k, r, 'r');
-      buf_printf(b, " = *(const %s *)&%s[", vtype(f->ty, L->n), cname(p, f->name));
+      buf_printf(b, " = %s%s[", vload_prefix(p, k, r->f), cname(p, f->name));
       print_row_at(b, k, r, 0);
       buf_puts(b, "];\n");
     }
@@ -477,12 +484,9 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     for (int d = lo; d <= hi; d++) {
       buf_printf(b, "    %s ", ty);
       qname(b, p, f, d);
-      if (d < hi && k->vec > 1)
-        buf_printf(b, " = *(const %s *)&%s[(i_first_ %c %d) * s0_ + %s];\n", ty, cname(p, p->fields.data[f].name),
+      if (d < hi)
+        buf_printf(b, " = %s%s[(i_first_ %c %d) * s0_ + %s];\n", vload_prefix(p, k, f), cname(p, p->fields.data[f].name),
                    d < 0 ? '-' : '+', abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
-      else if (d < hi)
-        buf_printf(b, " = %s[(i_first_ %c %d) * s0_ + %s];\n", cname(p, p->fields.data[f].name), d < 0 ? '-' : '+',
-                   abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
       else
         buf_puts(b, ";\n");
     }
@@ -500,11 +504,7 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
       continue;
     buf_puts(b, "      ");
     qname(b, p, f, hi);
-    if (k->vec > 1)
-      buf_printf(b, " = *(const %s *)&%s[c_ + %d * s0_];\n", vtype(p->fields.data[f].ty, k->vec),
-                 cname(p, p->fields.data[f].name), hi);
-    else
-      buf_printf(b, " = %s[c_ + %d * s0_];\n", cname(p, p->fields.data[f].name), hi);
+    buf_printf(b, " = %s%s[c_ + %d * s0_];\n", vload_prefix(p, k, f), cname(p, p->fields.data[f].name), hi);
   }
   if (k->vec > 1) {
     Lanes L;
@@ -631,15 +631,10 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
-  /* Launch bounds: the block's threads, but at least 512 (the register
-   * budget the H100 sweep measured, and room for --autotune to try larger
-   * blocks) unless a shared-memory tile fixes the block. */
-  int bound = k->gpu != GPU_SMEM && nthreads < 512 ? 512 : nthreads;
+  /* Launch bounds (k->max_threads, the gpu pass), or with --max-regs a
+   * register cap in their place. */
+  int bound = k->max_threads;
   if (k->max_regs) {
-    /* --max-regs: ptxas keeps to R registers (spilling beyond); blocks up
-     * to 64K / R threads fit an SM, and --autotune tries no larger. */
-    bound = 65536 / k->max_regs / 32 * 32;
-    bound = bound > 1024 ? 1024 : bound;
     buf_printf(b, "template <typename I>\n__global__ void __maxnreg__(%d) %s_kernel_(const stn_grid %s", k->max_regs, k->name,
                gname);
   } else {

@@ -178,13 +178,7 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
     const IrEffect *ef = &k->effects.data[e];
     if (ef->kind == EFF_REDUCE && t < T)
       continue;
-    line_comment(pr, k->nodes.data[ef->val].span, 7 - x);
-    indent(b, 7 - x);
-    if (ef->pred >= 0) {
-      buf_puts(b, "if (");
-      print_expr(pr, ef->pred, P_TOP, 0);
-      buf_puts(b, ") ");
-    }
+    print_effect_head(pr, ef, 7 - x);
     if (ef->kind == EFF_STORE) {
       buf_printf(b, "v%d_ = ", ir_tb_pair_of_next(tb, ef->ref));
       print_expr(pr, ef->val, P_TOP, 0);
@@ -586,13 +580,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       const IrEffect *ef = &k->effects.data[e];
       if (ef->kind == EFF_REDUCE && t < T)
         continue; /* the reductions are of the last step */
-      line_comment(&pr, k->nodes.data[ef->val].span, 5);
-      indent(b, 5);
-      if (ef->pred >= 0) {
-        buf_puts(b, "if (");
-        print_expr(&pr, ef->pred, P_TOP, 0);
-        buf_puts(b, ") ");
-      }
+      print_effect_head(&pr, ef, 5);
       if (ef->kind == EFF_STORE) {
         buf_printf(b, "v%d_ = ", ir_tb_pair_of_next(tb, ef->ref));
         print_expr(&pr, ef->val, P_TOP, 0);

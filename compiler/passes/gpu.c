@@ -217,6 +217,18 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
     k->march = stream ? (o->march ? o->march : 4) : 1;
+    /* Launch bounds: the block's threads, but at least 512 (the register
+     * budget the H100 sweep measured, and room for --autotune to try
+     * larger blocks) unless a shared-memory tile fixes the block. With
+     * --max-regs=R, ptxas keeps to R registers (spilling beyond), blocks
+     * up to 64K / R threads fit an SM, and --autotune tries no larger
+     * (main.c refuses a block that does not fit). */
+    int nthreads = k->block[0] * k->block[1];
+    k->max_threads = k->gpu != GPU_SMEM && nthreads < 512 ? 512 : nthreads;
+    if (k->max_regs) {
+      int room = 65536 / k->max_regs / 32 * 32; /* whole warps */
+      k->max_threads = room > 1024 ? 1024 : room;
+    }
     /* Streaming keeps a field's own column (loads at (d, 0, 0) for two or
      * more d) in registers: one load per plane instead of one per use. */
     k->gpu_queue = NULL;

@@ -35,10 +35,23 @@ extern const Pass pass_list[];
 extern const int pass_count;
 void pass_run_pipeline(IrProgram *p, const PassOptions *o);
 
-/* What a per-kernel option (--tb, --cuda-strategy, --vec) says for kernel
- * `name`: the option is "V" for every kernel, or a list "K=V,L=W,V0" where
- * K and L get their own values and the others V0 (or nothing). Returns a
- * pointer into spec and the value's length in *len, or NULL. */
+/* Per-kernel options (--tb, --cuda-strategy, --vec, --max-regs) are "V"
+ * for every kernel, or a list "K=V,L=W,V0" where K and L get their own
+ * values and the others V0 (or nothing). pass_option_next steps through
+ * the items of such a list (*s starts at the option, NULL after the last
+ * item; an empty option is one empty item); the pointers point into it. */
+typedef struct PassOptionItem {
+  const char *text;        /* the whole item, len characters */
+  size_t len;
+  const char *name;        /* K of "K=V" (name_len characters), or NULL */
+  size_t name_len;
+  const char *value;       /* V, value_len characters */
+  size_t value_len;
+} PassOptionItem;
+int pass_option_next(const char **s, PassOptionItem *it);
+
+/* What a per-kernel option says for kernel `name`: a pointer into spec and
+ * the value's length in *len, or NULL. */
 const char *pass_option_for_kernel(const char *spec, const char *name, size_t *len);
 
 void pass_fold(IrProgram *p, const PassOptions *o);

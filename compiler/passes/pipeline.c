@@ -36,26 +36,38 @@ void pass_run_pipeline(IrProgram *p, const PassOptions *o)
   }
 }
 
+int pass_option_next(const char **s, PassOptionItem *it)
+{
+  if (!*s)
+    return 0;
+  const char *p = *s, *end = strchr(p, ',');
+  size_t n = end ? (size_t)(end - p) : strlen(p);
+  const char *eq = memchr(p, '=', n);
+  it->text = p;
+  it->len = n;
+  it->name = eq ? p : NULL;
+  it->name_len = eq ? (size_t)(eq - p) : 0;
+  it->value = eq ? eq + 1 : p;
+  it->value_len = eq ? n - it->name_len - 1 : n;
+  *s = end ? end + 1 : NULL;
+  return 1;
+}
+
 const char *pass_option_for_kernel(const char *spec, const char *name, size_t *len)
 {
-  const char *all = NULL;
-  size_t all_len = 0;
-  for (const char *s = spec; s && *s;) {
-    const char *end = strchr(s, ',');
-    size_t n = end ? (size_t)(end - s) : strlen(s);
-    const char *eq = memchr(s, '=', n);
-    if (n == 0) {
-      /* an empty item (main.c refuses them) */
-    } else if (!eq) {
-      all = s, all_len = n;
-    } else if ((size_t)(eq - s) == strlen(name) && strncmp(s, name, (size_t)(eq - s)) == 0) {
-      *len = n - (size_t)(eq + 1 - s);
-      return eq + 1;
+  PassOptionItem it, all = { 0 };
+  for (const char *s = spec; pass_option_next(&s, &it);) {
+    if (it.len == 0)
+      continue; /* an empty item (main.c refuses them) */
+    if (!it.name)
+      all = it;
+    else if (it.name_len == strlen(name) && strncmp(it.name, name, it.name_len) == 0) {
+      *len = it.value_len;
+      return it.value;
     }
-    s = end ? end + 1 : s + n;
   }
-  *len = all_len;
-  return all;
+  *len = all.value_len;
+  return all.value;
 }
 
 void pass_remap_roots(IrKernel *k, const int *map)
