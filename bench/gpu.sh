@@ -13,7 +13,8 @@
 #          SECTIONS=a,b  only these of: verify (with ONLY=), steps (the
 #                      optimization steps of docs/optimizations.md), lib
 #                      (library mode and the embedding examples on the GPU),
-#                      vec (points per thread x block shapes, by --profile)
+#                      vec (points per thread x block shapes, by --profile;
+#                      VEC_ONLY=regex picks its lines)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -273,7 +274,7 @@ section_lib() {
 # program | size | args | kernel | flags;flags;...
 vec_cases() {
   cat <<'CASES'
-himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2;--vec=4 --max-regs=jacobi=64;--vec=4 --max-regs=jacobi=56;--vec=4 --block=32x4 --max-regs=jacobi=64
 himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2
 bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x8;--vec=4 --block=128x1;--vec=2 --block=64x4
 diffusion3d|512^3|--N=512 --STEPS=300|step|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --march=8;--vec=4 --block=32x8 --march=8;--vec=2 --block=64x4
@@ -293,7 +294,7 @@ section_vec() {
       [ -f "$src" ] || src=$ex.stn
       printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$flags" "$T/vec/$n" "$src" "$T/vec/$n" > "$T/vec/$n.sh"
     done
-  done < <(vec_cases)
+  done < <(vec_cases | grep -E "${VEC_ONLY:-.}")
   find "$T/vec" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
   printf '%-18s %-7s %-8s %-36s %10s %8s\n' example size kernel flags "mean ms" "% copy" | tee -a "$LOG/gpu.log"
   n=0
@@ -307,7 +308,7 @@ section_vec() {
       awk -v ex="$ex" -v size="$size" -v kn="$kn" -v fl="$flags" '$1 == kn && NF >= 8 {
         printf "%-18s %-7s %-8s %-36s %10.4f %8s\n", ex, size, kn, fl, $4, $NF; exit}' "$T/vec/$n.err" | tee -a "$LOG/gpu.log"
     done
-  done < <(vec_cases)
+  done < <(vec_cases | grep -E "${VEC_ONLY:-.}")
 }
 
 if [ -n "${SECTIONS:-}" ]; then
@@ -397,6 +398,7 @@ CASES
 variants() {
   echo "default||"
   echo "atomic-red|--no-deterministic-reductions|"
+  echo "plain launches|-fno-pdl|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
   for v in 1 2 4; do echo "default --vec=$v|--vec=$v|"; done
   if [ "${TUNE:-0}" = 1 ]; then

@@ -175,6 +175,7 @@ static const OptDef optdefs[] = {
   { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
+  { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
@@ -403,6 +404,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
+    else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
     else ice("option '%s' declared but not handled", n);
@@ -415,6 +417,11 @@ static void parse_options(Options *o, int argc, char **argv)
     o->pass.target = TARGET_CUDA;
   else
     bad_usage("unknown target '%s' (choose c, openmp or cuda)", o->target);
+  /* sm_90, sm_90a, compute_90: 90; anything else (native, all): unknown,
+   * so nothing that needs a known architecture (programmatic launches). */
+  const char *arch = o->arch ? o->arch : "sm_90";
+  if (!strncmp(arch, "sm_", 3) || !strncmp(arch, "compute_", 8))
+    o->pass.arch = atoi(strchr(arch, '_') + 1);
   if (o->pass.cuda_strategy)
     check_per_kernel("--cuda-strategy", o->pass.cuda_strategy, strategy_ok,
                      "unknown CUDA strategy in '%s' (choose naive, smem or stream, or KERNEL=one of them)");

@@ -225,12 +225,32 @@ static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x)
     buf_printf(b, " %c %d", x < 0 ? '-' : '+', abs(x));
 }
 
-/* The rows of the current point (c_): vectors, then the columns beyond. */
+/* Whether a programmatic launch of k reads some field before its wait
+ * (the gpu pass's pdl_early). */
+static int pdl_reads_early(const IrProgram *p, const IrKernel *k)
+{
+  for (int f = 0; k->pdl && k->pdl_early && f < p->fields.len; f++)
+    if (k->pdl_early[f])
+      return 1;
+  return 0;
+}
+
+/* The rows of the current point (c_): vectors, then the columns beyond.
+ * A programmatic launch loads the rows it may read early first, then
+ * waits for the launch before it. */
 static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
 {
+  int early = pdl_reads_early(p, k);
+  for (int pass = early ? 0 : 1; pass < 2; pass++) {
+  if (pass == 1 && early) {
+    indent(b, depth);
+    buf_puts(b, "stn_pdl_wait(); /* the rows above no launch in flight writes; the rest wait for the launch before */\n");
+  }
   for (int i = 0; i < L->nrows; i++) {
     const LaneRow *r = &L->rows[i];
     const IrField *f = &p->fields.data[r->f];
+    if (early && (k->pdl_early[r->f] != 0) != (pass == 0))
+      continue;
     if (r->vec && !row_queued(L, k, r)) {
       indent(b, depth);
       buf_printf(b, "const %s ", vtype(f->ty, L->n));
@@ -249,6 +269,7 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
       print_row_at(b, k, r, x);
       buf_puts(b, "];\n");
     }
+  }
   }
 }
 
@@ -661,6 +682,12 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
   print_red_locals(b, p, k);
   print_point(b, k);
+  int early = pdl_reads_early(p, k);
+  if (k->pdl) {
+    buf_puts(b, "  stn_pdl_trigger(); /* the next launch may start once all blocks are here */\n");
+    if (!early)
+      buf_puts(b, "  stn_pdl_wait();    /* for the launch before this one */\n");
+  }
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
   if (k->gpu == GPU_SMEM) {
     print_smem_body(b, p, k, &pr);
@@ -675,6 +702,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   buf_puts(b, "  }\n");
   }
+  if (early && k->reds.len)
+    buf_puts(b, "  stn_pdl_wait(); /* threads outside the region too, before the partials */\n");
   cuda_print_block_reduce(b, p, k, "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0");
   buf_puts(b, "}\n\n");
 
@@ -745,10 +774,26 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   if (k->reds.len)
     buf_puts(b, "      double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
-  buf_printf(b, "      if (%s.size < 2147483647u)\n        %s_kernel_<int><<<grid, block>>>(", gname, k->name);
+  /* Programmatic when the gpu pass says so and, for a kernel that reads
+   * fields before its wait, no launch in flight writes them. */
+  buf_puts(b, "      const bool pdl_ = ");
+  if (!k->pdl)
+    buf_puts(b, "false;\n");
+  else {
+    buf_puts(b, "stn_cuda_pdl");
+    for (int f = 0; early && f < p->fields.len; f++)
+      if (k->pdl_early[f])
+        buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
+    buf_puts(b, ";\n");
+  }
+  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(pdl_, grid, block, 0, %s_kernel_<int>, ", gname,
+             k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
-  buf_printf(b, "      else\n        %s_kernel_<long><<<grid, block>>>(", k->name);
+  buf_printf(b, "      else\n        stn_cuda_launch(pdl_, grid, block, 0, %s_kernel_<long>, ", k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
+  for (int f = 0; f < p->fields.len; f++)
+    if (stores_field(k, f))
+      buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
   buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
   buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
   buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"

@@ -240,6 +240,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           kg->vec > 1 ? arena_printf(gpu->arena, ", %d points per thread along %s by vector loads", kg->vec,
                                      index_name(kg->rank - 1)) : "",
           kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (--max-regs)", kg->max_regs) : "");
+  fprintf(f, "    launch:      %s\n", kg->pdl_why);
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])
       fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
@@ -331,8 +332,16 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
   json_str(f, kg->gpu_why);
-  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"max_regs\": %d, \"rejected\": [", kg->block[0],
-          kg->block[1], kg->march, kg->vec, kg->max_regs);
+  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"max_regs\": %d, \"launch\": {\"programmatic\": %s, "
+             "\"early\": [", kg->block[0], kg->block[1], kg->march, kg->vec, kg->max_regs, kg->pdl ? "true" : "false");
+  for (int fi = 0, n = 0; kg->pdl_early && fi < gpu->fields.len; fi++)
+    if (kg->pdl_early[fi]) {
+      fprintf(f, "%s", n++ ? ", " : "");
+      json_str(f, gpu->fields.data[fi].label);
+    }
+  fprintf(f, "], \"why\": ");
+  json_str(f, kg->pdl_why);
+  fprintf(f, "}, \"rejected\": [");
   for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s]) {
       fprintf(f, "%s{\"strategy\": \"%s\", \"why\": ", n++ ? ", " : "", strategy_name((GpuStrategy)s));

@@ -92,6 +92,9 @@ typedef struct IrKernel {
   int vec;                 /* GPU_NAIVE/STREAM: points per thread along the contiguous dimension, read
                             * with vector loads (1: one point) */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
+  int pdl;                 /* programmatic dependent launch (sm_90+, see runtime/stn_cuda.h) */
+  char *pdl_early;         /* per field: read before waiting for the previous launch, or NULL */
+  const char *pdl_why;     /* one line: the launch and why */
   const char *gpu_why;     /* one line: why this strategy */
   const char *gpu_rejected[4];  /* per GpuStrategy: why not it (NULL: the one chosen) */
   const char *untunable;   /* why --autotune may not re-run it, or NULL */
