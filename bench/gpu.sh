@@ -69,6 +69,7 @@ boundary|tests/lit/run/boundary.stn|--N=9 --M=7 --K=6 --T=5|u:double v:float wo:
 images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;file:clamp.png;file:nan.png;file:cube.png;file:cube.vtk
 asymmetric|tests/lit/run/asymmetric.stn|--N=12 --M=9 --K=17 --T=3|u:double v:double|rel:sum ::1e-12
 semantics|tests/lit/run/semantics.stn||a:double b:double m:int|rel:old:0;rel:div:0;rel:names:0
+recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=5|u:float v:float a:float b:float|rel:first ::1e-9;rel:second ::1e-9
 CASES
 }
 
