@@ -11,6 +11,8 @@
 //   plain    <<< >>> launches
 //   pdl      PDL launch, wait before the first load
 //   pdl+pre  PDL launch, read-only fields loaded before the wait
+// and for Himeno with its residual, combined per block (shuffles, shared
+// memory, two barriers: what stencilc prints) or per warp (shuffles only).
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o pdl bench/pdl.cu && ./pdl
 #include <cuda_runtime.h>
@@ -119,8 +121,11 @@ struct Coef {
 };
 
 // MODE 0: plain, 1: wait first, 2: coefficients before the wait.
-template <int MODE>
-__global__ void __launch_bounds__(512) himeno_k(Coef c, const float *__restrict__ p, float *__restrict__ w, int mi, int mj, int mk)
+// RED 0: no residual; 1: the residual per block (shuffles, shared memory,
+// two barriers, as stencilc's stn_block_reduce) into part[block]; 2: per
+// warp (shuffles only) into part[block * warps + warp].
+template <int MODE, int RED = 0>
+__global__ void __launch_bounds__(512) himeno_k(Coef c, const float *__restrict__ p, float *__restrict__ w, int mi, int mj, int mk, double *part)
 {
   const int k = 1 + blockIdx.x * blockDim.x + threadIdx.x;
   const int j = 1 + blockIdx.y * blockDim.y + threadIdx.y;
@@ -129,23 +134,72 @@ __global__ void __launch_bounds__(512) himeno_k(Coef c, const float *__restrict_
     pdl_trigger();
   if (MODE == 1)
     pdl_wait();
-  if (k >= mk - 1 || j >= mj - 1) {
+  double g = 0;
+  if (k < mk - 1 && j < mj - 1) {
+    const long sj = mk, si = (long)mj * mk, x = i * si + j * sj + k;
+    float a0 = c.a0[x], a1 = c.a1[x], a2 = c.a2[x], a3 = c.a3[x], b0 = c.b0[x], b1 = c.b1[x], b2 = c.b2[x];
+    float c0 = c.c0[x], c1 = c.c1[x], c2 = c.c2[x], wrk1 = c.wrk1[x], bnd = c.bnd[x];
     if (MODE == 2)
       pdl_wait();
-    return;
+    float s0 = a0 * p[x + si] + a1 * p[x + sj] + a2 * p[x + 1]
+             + b0 * (p[x + si + sj] - p[x + si - sj] - p[x - si + sj] + p[x - si - sj])
+             + b1 * (p[x + sj + 1] - p[x - sj + 1] - p[x + sj - 1] + p[x - sj - 1])
+             + b2 * (p[x + si + 1] - p[x - si + 1] - p[x + si - 1] + p[x - si - 1])
+             + c0 * p[x - si] + c1 * p[x - sj] + c2 * p[x - 1] + wrk1;
+    float ss = (s0 * a3 - p[x]) * bnd;
+    g = (double)(ss * ss);
+    w[x] = p[x] + 0.8f * ss;
   }
-  const long sj = mk, si = (long)mj * mk, x = i * si + j * sj + k;
-  float a0 = c.a0[x], a1 = c.a1[x], a2 = c.a2[x], a3 = c.a3[x], b0 = c.b0[x], b1 = c.b1[x], b2 = c.b2[x];
-  float c0 = c.c0[x], c1 = c.c1[x], c2 = c.c2[x], wrk1 = c.wrk1[x], bnd = c.bnd[x];
   if (MODE == 2)
     pdl_wait();
-  float s0 = a0 * p[x + si] + a1 * p[x + sj] + a2 * p[x + 1]
-           + b0 * (p[x + si + sj] - p[x + si - sj] - p[x - si + sj] + p[x - si - sj])
-           + b1 * (p[x + sj + 1] - p[x - sj + 1] - p[x + sj - 1] + p[x - sj - 1])
-           + b2 * (p[x + si + 1] - p[x - si + 1] - p[x + si - 1] + p[x - si - 1])
-           + c0 * p[x - si] + c1 * p[x - sj] + c2 * p[x - 1] + wrk1;
-  float ss = (s0 * a3 - p[x]) * bnd;
-  w[x] = p[x] + 0.8f * ss;
+  if (RED == 0)
+    return;
+  const int t = threadIdx.x + blockDim.x * threadIdx.y, lane = t & 31, warp = t >> 5;
+  const int nwarps = (blockDim.x * blockDim.y + 31) >> 5;
+  const int blk = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+  for (int d = 16; d > 0; d >>= 1)
+    g += __shfl_down_sync(0xffffffffu, g, d);
+  if (RED == 2) {
+    if (lane == 0)
+      part[(size_t)blk * nwarps + warp] = g;
+    return;
+  }
+  __shared__ double wp[32];
+  if (lane == 0)
+    wp[warp] = g;
+  __syncthreads();
+  if (warp == 0) {
+    g = lane < nwarps ? wp[lane] : 0.0;
+    for (int d = 16; d > 0; d >>= 1)
+      g += __shfl_down_sync(0xffffffffu, g, d);
+  }
+  __syncthreads();
+  if (t == 0)
+    part[blk] = g;
+}
+
+static double sum_parts(const double *part, size_t n)
+{
+  std::vector<double> h(n);
+  CK(cudaMemcpy(h.data(), part, n * 8, cudaMemcpyDeviceToHost));
+  double s = 0;
+  for (size_t i = 0; i < n; i++)
+    s += h[i];
+  return s;
+}
+
+template <int MODE, int RED> static void himeno_variant(const char *name, Coef c, float *const P[2], float *init, size_t n, dim3 g, dim3 b,
+                                                        int mi, int mj, int mk, double *part, double bytes)
+{
+  auto step = [&](int l) {
+    launch(MODE != 0, g, b, himeno_k<MODE, RED>, c, (const float *)P[l % 2], P[(l + 1) % 2], mi, mj, mk, part);
+  };
+  CK(cudaMemcpy(P[0], init, n * 4, cudaMemcpyDeviceToDevice));
+  CK(cudaMemcpy(P[1], init, n * 4, cudaMemcpyDeviceToDevice));
+  float ms = per_launch(step, 200);
+  char what[96];
+  snprintf(what, sizeof what, "%dx%d %s", b.x, b.y, name);
+  report(what, ms, bytes);
 }
 
 static void himeno(const char *name, int mi, int mj, int mk)
@@ -158,33 +212,28 @@ static void himeno(const char *name, int mi, int mj, int mk)
   }
   Coef c = {f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9], f[10], f[11]};
   float *p0 = falloc(n), *p1 = falloc(n), *r0 = falloc(n), *r1 = falloc(n);
+  double *part;
+  CK(cudaMalloc(&part, sizeof(double) * n));
   double bytes = 14.0 * 4 * (mi - 2) * (double)(mj - 2) * (mk - 2);
-  printf("Himeno %s (%dx%dx%d), 14 words per point:\n", name, mi, mj, mk);
+  printf("Himeno %s (%dx%dx%d), 14 words per point (200 launches each):\n", name, mi, mj, mk);
+  float *P[2] = {p0, p1}, *R[2] = {r0, r1};
   for (int by : {1, 2, 4}) {
     dim3 b(128, by), g((mk - 2 + 127) / 128, (mj - 2 + by - 1) / by, mi - 2);
-    for (int mode = 0; mode < 3; mode++) {
-      float *P[2] = {mode ? p0 : r0, mode ? p1 : r1};
-      auto step = [&](int l) {
-        float *src = P[l % 2], *dst = P[(l + 1) % 2];
-        if (mode == 0)
-          launch(false, g, b, himeno_k<0>, c, (const float *)src, dst, mi, mj, mk);
-        else if (mode == 1)
-          launch(true, g, b, himeno_k<1>, c, (const float *)src, dst, mi, mj, mk);
-        else
-          launch(true, g, b, himeno_k<2>, c, (const float *)src, dst, mi, mj, mk);
-      };
-      for (int n_ : {20, 200}) {
-        CK(cudaMemcpy(P[0], f[12], n * 4, cudaMemcpyDeviceToDevice));
-        CK(cudaMemcpy(P[1], f[12], n * 4, cudaMemcpyDeviceToDevice));
-        float ms = per_launch(step, n_);
-        char what[96];
-        snprintf(what, sizeof what, "128x%d %s, %d launches", by, mode == 0 ? "plain" : mode == 1 ? "pdl" : "pdl+pre", n_);
-        report(what, ms, bytes);
-      }
-      // The same launches ran on the plain variant's fields.
-      if (mode)
-        printf("    max |p - plain's p| = %g, %g\n", maxdiff(P[0], r0, n), maxdiff(P[1], r1, n));
-    }
+    himeno_variant<0, 0>(" plain", c, R, f[12], n, g, b, mi, mj, mk, part, bytes);
+    himeno_variant<1, 0>(" pdl", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    printf("    max |p - plain's p| = %g, %g\n", maxdiff(P[0], r0, n), maxdiff(P[1], r1, n));
+    himeno_variant<2, 0>(" pdl+pre", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    printf("    max |p - plain's p| = %g, %g\n", maxdiff(P[0], r0, n), maxdiff(P[1], r1, n));
+    size_t blocks = (size_t)g.x * g.y * g.z, warps = blocks * ((b.x * b.y + 31) / 32);
+    himeno_variant<0, 1>(" plain, block residual", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    double s1 = sum_parts(part, blocks);
+    himeno_variant<2, 1>(" pdl+pre, block residual", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    double s2 = sum_parts(part, blocks);
+    himeno_variant<0, 2>(" plain, warp residual", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    double s3 = sum_parts(part, warps);
+    himeno_variant<2, 2>(" pdl+pre, warp residual", c, P, f[12], n, g, b, mi, mj, mk, part, bytes);
+    double s4 = sum_parts(part, warps);
+    printf("    residuals (sums of the partials): %.15g %.15g %.15g %.15g\n", s1, s2, s3, s4);
   }
   for (int q = 0; q < 14; q++)
     CK(cudaFree(f[q]));
@@ -192,6 +241,7 @@ static void himeno(const char *name, int mi, int mj, int mk)
   CK(cudaFree(p1));
   CK(cudaFree(r0));
   CK(cudaFree(r1));
+  CK(cudaFree(part));
 }
 
 // ---- 7-point star, double (CG's apply without its dot product) -------------
