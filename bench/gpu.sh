@@ -14,7 +14,8 @@
 #                      optimization steps of docs/optimizations.md), lib
 #                      (library mode and the embedding examples on the GPU),
 #                      vec (points per thread x block shapes, by --profile;
-#                      VEC_ONLY=regex picks its lines)
+#                      VEC_ONLY=regex picks its lines), shapes (launch
+#                      shapes by the program's timer)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -47,7 +48,7 @@ STRATS="naive stream smem"
 # Verified variants: each strategy, and points per thread (--vec) forced:
 # NAME-vV is strategy NAME with --vec=V (clamped by the compiler to 16-byte
 # vectors; kernels that wrap keep one point).
-VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v4 stream-v4}
+VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4}
 flags_of() { case $1 in *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;; *) echo "--cuda-strategy=$1" ;; esac; }
 # The verification cases: name | program | args | fields to compare
 # (name:type, atol 1e-6) | printed values: rel:LABEL:RTOL (against the CPU),
@@ -310,6 +311,44 @@ section_vec() {
         printf "%-18s %-7s %-8s %-36s %10.4f %8s\n", ex, size, kn, fl, $4, $NF; exit}' "$T/vec/$n.err" | tee -a "$LOG/gpu.log"
     done
   done < <(vec_cases | grep -E "${VEC_ONLY:-.}")
+}
+
+# Launch shapes timed by the program's own timer (--profile's events keep
+# programmatic launches from overlapping): example|size|args|bytes per
+# point|points|iterations|flag sets (;-separated)
+shape_cases() {
+  cat <<'CASES'
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|127*127*255|2000|;-fno-pdl;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|255*255*511|300|;-fno-pdl;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
+CASES
+}
+section_shapes() {
+  say ""
+  say "launch shapes, program's own timer (default = the compiler's choice; % of the copy bandwidth)"
+  mkdir -p "$T/sh" "$T/scratch"
+  local n=0 ex size args bpp pts iters list
+  while IFS='|' read -r ex size args bpp pts iters list; do
+    IFS=';' read -ra fl <<<"$list"
+    for flags in "${fl[@]}"; do
+      n=$((n + 1))
+      printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' "$flags" "$T/sh/$n" "$ex" "$T/sh/$n" > "$T/sh/$n.sh"
+    done
+  done < <(shape_cases)
+  find "$T/sh" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  n=0
+  while IFS='|' read -r ex size args bpp pts iters list; do
+    IFS=';' read -ra fl <<<"$list"
+    for flags in "${fl[@]}"; do
+      n=$((n + 1))
+      [ -x "$T/sh/$n" ] || { say "$ex $flags: BUILD FAILED"; fail=1; continue; }
+      # shellcheck disable=SC2086
+      t=$(cd "$T/scratch" && "$T/sh/$n" $args | awk -F': ' '/^Time \[s\]/ {print $2}')
+      awk -v ex="$ex" -v size="$size" -v fl="${flags:-default}" -v t="$t" -v it="$iters" -v b="$bpp" -v expr="$pts" -v bw="$BW" 'BEGIN {
+        n = split(expr, fac, "*"); pts = 1; for (q = 1; q <= n; q++) pts *= fac[q];
+        step = t / it; gbs = b * pts / step / 1e9;
+        printf "%-10s %-4s %-28s %9.4f ms %7.0f GB/s %6.1f%%\n", ex, size, fl, step * 1e3, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
+    done
+  done < <(shape_cases)
 }
 
 if [ -n "${SECTIONS:-}" ]; then

@@ -108,6 +108,8 @@ typedef struct Lanes {
 /* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
 static const char *vtype(Type t, int v)
 {
+  if (v == 1)
+    return ctype(t);
   if (t == TY_DOUBLE)
     return "double2";
   if (t == TY_FLOAT)
@@ -197,7 +199,8 @@ static void lane_value(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
       qname(b, p, r->f, r->off[0]);
     else
       row_name(b, p, k, r, 'r');
-    buf_printf(b, ".%c", comp[x]);
+    if (L->n > 1)
+      buf_printf(b, ".%c", comp[x]);
   } else {
     row_name(b, p, k, r, 's');
     buf_printf(b, "%c%d_", x < 0 ? 'm' : 'p', abs(x));
@@ -293,6 +296,8 @@ static char **lane_names(const IrProgram *p, const IrKernel *k, char **names, in
 /* The lanes' region tests, once per thread. */
 static void print_lane_tests(Buf *b, const IrKernel *k, int V, int depth)
 {
+  if (V == 1) /* the thread's one point is inside the region */
+    return;
   const char *x = index_name(k->rank - 1);
   indent(b, depth);
   buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
@@ -353,6 +358,24 @@ static void print_lanes(Printer *pr, Lanes *L, int depth)
   }
   for (int i = 0; i < k->effects.len; i++) {
     const IrEffect *e = &k->effects.data[i];
+    if (V == 1) { /* one point: inside the region, no tests */
+      if (e->kind != EFF_STORE) {
+        pr->names = ln[0];
+        line_comment(pr, k->nodes.data[e->val].span, depth);
+      }
+      indent(b, depth);
+      if (e->pred >= 0)
+        buf_printf(b, "if (e%dp_0_) ", i);
+      const char *val = ln[0][e->val] ? ln[0][e->val] : arena_printf(p->arena, "e%d_0_", i);
+      if (e->kind == EFF_STORE) {
+        buf_printf(b, "%s[c_] = %s;\n", cname(p, p->fields.data[e->ref].name), val);
+      } else {
+        pr->names = ln[0];
+        print_red_update(pr, &k->reds.data[e->ref], e->val);
+        buf_puts(b, ";\n");
+      }
+      continue;
+    }
     if (e->kind == EFF_STORE) {
       const IrField *f = &p->fields.data[e->ref];
       indent(b, depth);
@@ -450,7 +473,9 @@ static void print_body(Printer *pr, int depth)
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
-  if (k->vec > 1) {
+  /* Lanes: several points per thread, or one whose rows come first
+   * (programmatic launches that read some before their wait). */
+  if (k->vec > 1 || pdl_reads_early(pr->p, k)) {
     Lanes L;
     lanes_begin(&L, k, NULL);
     print_lane_tests(b, k, k->vec, depth);

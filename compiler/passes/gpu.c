@@ -124,10 +124,11 @@ static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char
 }
 
 /* Programmatic dependent launch (runtime/stn_cuda.h): every single-step
- * kernel on sm_90 and later. A naive kernel with vector lanes loads its
- * rows first, so the rows of fields that no loop writes come before the
- * wait; in other shapes the wait comes before the first load. */
-static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const char *moved)
+ * kernel on sm_90 and later. A naive kernel (printed as lanes, one or
+ * several points per thread) loads its rows first, so the rows of fields
+ * that no loop writes come before the wait; in other shapes the wait
+ * comes before the first load. */
+static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const char *moved, int wraps)
 {
   k->pdl = 0;
   k->pdl_early = NULL;
@@ -142,7 +143,13 @@ static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const ch
   }
   k->pdl = 1;
   Buf names = { 0 };
-  if (k->gpu == GPU_NAIVE && k->vec > 1) {
+  /* The lanes printer (cg_cuda.c) loads rows first; it reaches 16
+   * columns along the contiguous dimension and does not wrap. */
+  int lanes = k->gpu == GPU_NAIVE && !wraps;
+  for (int j = 0; j < k->nodes.len; j++)
+    if (k->nodes.data[j].op == OP_LOAD && abs(k->nodes.data[j].off[k->rank - 1]) > 8)
+      lanes = 0;
+  if (lanes) {
     k->pdl_early = arena_alloc(p->arena, (size_t)p->fields.len + 1);
     memset(k->pdl_early, 0, (size_t)p->fields.len + 1);
     for (int j = 0; j < k->nodes.len; j++) {
@@ -310,7 +317,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       for (int f = 0; f < p->fields.len; f++)
         k->gpu_queue[f] = !o->no_queue && column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
     }
-    decide_pdl(p, k, o, moved);
+    decide_pdl(p, k, o, moved, wraps);
   }
   free(moved);
 }
