@@ -6,6 +6,11 @@
 // read what no earlier launch writes (Himeno's 12 coefficient fields)
 // before `griddepcontrol.wait`, and everything else after it.
 //
+// What a launch before may still write is read through plain pointers:
+// through const __restrict__ ones nvcc emits ld.global.nc, and ptxas moves
+// those above griddepcontrol.wait (the 04:27 run's SASS: every load of p
+// ahead of the wait, a race that happened to give the right numbers).
+//
 // Variants, each timed against the copy bandwidth measured here, each
 // field compared with the plain launch's after the same launches:
 //   plain    <<< >>> launches
@@ -105,7 +110,7 @@ static double maxdiff(const float *a, const float *b, size_t n)
 
 // ---- copy ----------------------------------------------------------------
 template <int MODE>
-__global__ void copy_k(const float4 *__restrict__ a, float4 *__restrict__ b, size_t n)
+__global__ void copy_k(const float4 *a, float4 *__restrict__ b, size_t n)
 {
   if (MODE) {
     pdl_trigger();
@@ -125,7 +130,7 @@ struct Coef {
 // two barriers, as stencilc's stn_block_reduce) into part[block]; 2: per
 // warp (shuffles only) into part[block * warps + warp].
 template <int MODE, int RED = 0>
-__global__ void __launch_bounds__(512) himeno_k(Coef c, const float *__restrict__ p, float *__restrict__ w, int mi, int mj, int mk, double *part)
+__global__ void __launch_bounds__(512) himeno_k(Coef c, const float *p, float *__restrict__ w, int mi, int mj, int mk, double *part)
 {
   const int k = 1 + blockIdx.x * blockDim.x + threadIdx.x;
   const int j = 1 + blockIdx.y * blockDim.y + threadIdx.y;
@@ -246,7 +251,7 @@ static void himeno(const char *name, int mi, int mj, int mk)
 
 // ---- 7-point star, double (CG's apply without its dot product) -------------
 template <int MODE>
-__global__ void __launch_bounds__(512) apply_k(const double *__restrict__ p, double *__restrict__ q, int m)
+__global__ void __launch_bounds__(512) apply_k(const double *p, double *__restrict__ q, int m)
 {
   const int k = 1 + blockIdx.x * blockDim.x + threadIdx.x;
   const int j = 1 + blockIdx.y * blockDim.y + threadIdx.y;

@@ -689,8 +689,13 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
+    /* A programmatic launch may run beside the launch that writes a
+     * field it reads after its wait: such a field must not be read
+     * through the non-coherent path that const __restrict__ allows
+     * (ld.global.nc, which ptxas moves across griddepcontrol.wait). */
+    int coherent = k->pdl && r && !w && !(k->pdl_early && k->pdl_early[f]);
     if (r || w)
-      buf_printf(b, ", %s%s *__restrict__ %s", w ? "" : "const ", ctype(p->fields.data[f].ty),
+      buf_printf(b, ", %s%s *%s%s", w ? "" : "const ", ctype(p->fields.data[f].ty), coherent ? "" : "__restrict__ ",
                  cname(p, p->fields.data[f].name));
   }
   if (k->reds.len)
