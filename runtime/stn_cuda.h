@@ -19,23 +19,14 @@ void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
 
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the
  * gpu pass marks (IrKernel.pdl) lets the next launch start as soon as all
- * of its blocks have started (stn_pdl_trigger at its top), and waits for
- * the launch before it to finish (stn_pdl_wait) before its first read of
- * anything a launch may write: the next launch's first blocks take the
- * SMs the last partial wave leaves idle instead of starting after it.
- * Fields that no launch in a loop writes (Himeno's coefficients) may be
- * read before the wait; such a launch is programmatic only if no launch
- * still in flight can have written them: stn_cuda_seq numbers the device
- * operations that write fields (a field keeps the latest in wseq), and
- * every operation before stn_cuda_barrier, the latest plain launch, has
- * finished when any later launch starts. STN_PDL=0 in the environment
- * makes every launch plain. */
-extern unsigned long stn_cuda_seq, stn_cuda_barrier;
+ * of its blocks have started (stn_pdl_trigger at its top) and, before any
+ * load or store, waits for the launch before it to finish and its writes
+ * to be visible (stn_pdl_wait): the next launch's first blocks take the
+ * SMs the last partial wave leaves idle instead of starting after it. Its
+ * reads must be coherent (no ld.global.nc: the CUDA printer drops
+ * __restrict__ from the fields it only reads). STN_PDL=0 in the
+ * environment makes every launch plain. */
 extern int stn_cuda_pdl;
-/* A device operation wrote f (after its launch or copy). */
-static inline void stn_cuda_wrote(stn_field *f) { f->wseq = ++stn_cuda_seq; }
-/* No operation in flight writes f (for a read before stn_pdl_wait). */
-static inline bool stn_cuda_settled(const stn_field *f) { return f->wseq < stn_cuda_barrier; }
 #ifdef __CUDACC__
 __device__ __forceinline__ void stn_pdl_trigger(void)
 {
@@ -54,9 +45,7 @@ __device__ __forceinline__ void stn_pdl_wait(void)
 template <typename... P, typename... A>
 static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A... args)
 {
-  ++stn_cuda_seq;
   if (!pdl) {
-    stn_cuda_barrier = stn_cuda_seq;
     kernel<<<grid, block, smem>>>(args...);
     return;
   }

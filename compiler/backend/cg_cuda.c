@@ -108,8 +108,6 @@ typedef struct Lanes {
 /* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
 static const char *vtype(Type t, int v)
 {
-  if (v == 1)
-    return ctype(t);
   if (t == TY_DOUBLE)
     return "double2";
   if (t == TY_FLOAT)
@@ -199,8 +197,7 @@ static void lane_value(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
       qname(b, p, r->f, r->off[0]);
     else
       row_name(b, p, k, r, 'r');
-    if (L->n > 1)
-      buf_printf(b, ".%c", comp[x]);
+    buf_printf(b, ".%c", comp[x]);
   } else {
     row_name(b, p, k, r, 's');
     buf_printf(b, "%c%d_", x < 0 ? 'm' : 'p', abs(x));
@@ -228,32 +225,12 @@ static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x)
     buf_printf(b, " %c %d", x < 0 ? '-' : '+', abs(x));
 }
 
-/* Whether a programmatic launch of k reads some field before its wait
- * (the gpu pass's pdl_early). */
-static int pdl_reads_early(const IrProgram *p, const IrKernel *k)
-{
-  for (int f = 0; k->pdl && k->pdl_early && f < p->fields.len; f++)
-    if (k->pdl_early[f])
-      return 1;
-  return 0;
-}
-
-/* The rows of the current point (c_): vectors, then the columns beyond.
- * A programmatic launch loads the rows it may read early first, then
- * waits for the launch before it. */
+/* The rows of the current point (c_): vectors, then the columns beyond. */
 static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
 {
-  int early = pdl_reads_early(p, k);
-  for (int pass = early ? 0 : 1; pass < 2; pass++) {
-  if (pass == 1 && early) {
-    indent(b, depth);
-    buf_puts(b, "stn_pdl_wait(); /* the rows above no launch in flight writes; the rest wait for the launch before */\n");
-  }
   for (int i = 0; i < L->nrows; i++) {
     const LaneRow *r = &L->rows[i];
     const IrField *f = &p->fields.data[r->f];
-    if (early && (k->pdl_early[r->f] != 0) != (pass == 0))
-      continue;
     if (r->vec && !row_queued(L, k, r)) {
       indent(b, depth);
       buf_printf(b, "const %s ", vtype(f->ty, L->n));
@@ -272,7 +249,6 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
       print_row_at(b, k, r, x);
       buf_puts(b, "];\n");
     }
-  }
   }
 }
 
@@ -296,8 +272,6 @@ static char **lane_names(const IrProgram *p, const IrKernel *k, char **names, in
 /* The lanes' region tests, once per thread. */
 static void print_lane_tests(Buf *b, const IrKernel *k, int V, int depth)
 {
-  if (V == 1) /* the thread's one point is inside the region */
-    return;
   const char *x = index_name(k->rank - 1);
   indent(b, depth);
   buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
@@ -358,24 +332,6 @@ static void print_lanes(Printer *pr, Lanes *L, int depth)
   }
   for (int i = 0; i < k->effects.len; i++) {
     const IrEffect *e = &k->effects.data[i];
-    if (V == 1) { /* one point: inside the region, no tests */
-      if (e->kind != EFF_STORE) {
-        pr->names = ln[0];
-        line_comment(pr, k->nodes.data[e->val].span, depth);
-      }
-      indent(b, depth);
-      if (e->pred >= 0)
-        buf_printf(b, "if (e%dp_0_) ", i);
-      const char *val = ln[0][e->val] ? ln[0][e->val] : arena_printf(p->arena, "e%d_0_", i);
-      if (e->kind == EFF_STORE) {
-        buf_printf(b, "%s[c_] = %s;\n", cname(p, p->fields.data[e->ref].name), val);
-      } else {
-        pr->names = ln[0];
-        print_red_update(pr, &k->reds.data[e->ref], e->val);
-        buf_puts(b, ";\n");
-      }
-      continue;
-    }
     if (e->kind == EFF_STORE) {
       const IrField *f = &p->fields.data[e->ref];
       indent(b, depth);
@@ -473,9 +429,7 @@ static void print_body(Printer *pr, int depth)
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
-  /* Lanes: several points per thread, or one whose rows come first
-   * (programmatic launches that read some before their wait). */
-  if (k->vec > 1 || pdl_reads_early(pr->p, k)) {
+  if (k->vec > 1) {
     Lanes L;
     lanes_begin(&L, k, NULL);
     print_lane_tests(b, k, k->vec, depth);
@@ -689,11 +643,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
-    /* A programmatic launch may run beside the launch that writes a
-     * field it reads after its wait: such a field must not be read
-     * through the non-coherent path that const __restrict__ allows
-     * (ld.global.nc, which ptxas moves across griddepcontrol.wait). */
-    int coherent = k->pdl && r && !w && !(k->pdl_early && k->pdl_early[f]);
+    /* A programmatic launch runs beside the launch before it, which may
+     * write what it reads: no read may take the non-coherent path that
+     * const __restrict__ allows (ld.global.nc, which ptxas moves above
+     * griddepcontrol.wait: bench/pdl.cu's SASS, docs/benchmarks.md). */
+    int coherent = k->pdl && r && !w;
     if (r || w)
       buf_printf(b, ", %s%s *%s%s", w ? "" : "const ", ctype(p->fields.data[f].ty), coherent ? "" : "__restrict__ ",
                  cname(p, p->fields.data[f].name));
@@ -712,12 +666,9 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
   print_red_locals(b, p, k);
   print_point(b, k);
-  int early = pdl_reads_early(p, k);
-  if (k->pdl) {
-    buf_puts(b, "  stn_pdl_trigger(); /* the next launch may start once all blocks are here */\n");
-    if (!early)
-      buf_puts(b, "  stn_pdl_wait();    /* for the launch before this one */\n");
-  }
+  if (k->pdl)
+    buf_puts(b, "  stn_pdl_trigger(); /* the next launch may start once all blocks are here */\n"
+                "  stn_pdl_wait();    /* for the launch before this one, before any access */\n");
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
   if (k->gpu == GPU_SMEM) {
     print_smem_body(b, p, k, &pr);
@@ -732,8 +683,6 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   buf_puts(b, "  }\n");
   }
-  if (early && k->reds.len)
-    buf_puts(b, "  stn_pdl_wait(); /* threads outside the region too, before the partials */\n");
   cuda_print_block_reduce(b, p, k, "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0");
   buf_puts(b, "}\n\n");
 
@@ -804,26 +753,13 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   if (k->reds.len)
     buf_puts(b, "      double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
-  /* Programmatic when the gpu pass says so and, for a kernel that reads
-   * fields before its wait, no launch in flight writes them. */
-  buf_puts(b, "      const bool pdl_ = ");
-  if (!k->pdl)
-    buf_puts(b, "false;\n");
-  else {
-    buf_puts(b, "stn_cuda_pdl");
-    for (int f = 0; early && f < p->fields.len; f++)
-      if (k->pdl_early[f])
-        buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
-    buf_puts(b, ";\n");
-  }
-  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(pdl_, grid, block, 0, %s_kernel_<int>, ", gname,
+  /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set). */
+  const char *pdl = k->pdl ? "stn_cuda_pdl" : "false";
+  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
              k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
-  buf_printf(b, "      else\n        stn_cuda_launch(pdl_, grid, block, 0, %s_kernel_<long>, ", k->name);
+  buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
-  for (int f = 0; f < p->fields.len; f++)
-    if (stores_field(k, f))
-      buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
   buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
   buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
   buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"

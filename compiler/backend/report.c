@@ -333,13 +333,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
   json_str(f, kg->gpu_why);
   fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"max_regs\": %d, \"launch\": {\"programmatic\": %s, "
-             "\"early\": [", kg->block[0], kg->block[1], kg->march, kg->vec, kg->max_regs, kg->pdl ? "true" : "false");
-  for (int fi = 0, n = 0; kg->pdl_early && fi < gpu->fields.len; fi++)
-    if (kg->pdl_early[fi]) {
-      fprintf(f, "%s", n++ ? ", " : "");
-      json_str(f, gpu->fields.data[fi].label);
-    }
-  fprintf(f, "], \"why\": ");
+             "\"why\": ", kg->block[0], kg->block[1], kg->march, kg->vec, kg->max_regs, kg->pdl ? "true" : "false");
   json_str(f, kg->pdl_why);
   fprintf(f, "}, \"rejected\": [");
   for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)

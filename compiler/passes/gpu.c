@@ -20,7 +20,6 @@
  * and M). --block, --march and --vec override. */
 #include "passes/passes.h"
 #include <stdlib.h>
-#include <string.h>
 
 /* Loads at a nonzero offset along dimension 0 (what marching reuses),
  * against the number of fields read. */
@@ -98,40 +97,14 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
-/* Fields that a loop of main may write (moved[f] = 1): those a kernel
- * called inside a loop stores, those swapped, and temporal blocking's
- * rotated buffers. The rest change only between loops (Himeno's
- * coefficients, set once by init). */
-static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char *moved)
-{
-  for (int i = 0; i < blk->len; i++) {
-    const IrStmt *s = blk->data[i];
-    if (s->kind == H_CALL && in_loop) {
-      const IrKernel *k = p->kernels.data[s->kernel];
-      for (int e = 0; e < k->effects.len; e++)
-        if (k->effects.data[e].kind == EFF_STORE)
-          moved[k->effects.data[e].ref] = 1;
-    }
-    if (s->kind == H_SWAP)
-      moved[s->field] = moved[s->field2] = 1;
-    if (s->kind == H_FOR && s->tb)
-      for (int q = 0; q < s->tb->npairs; q++)
-        moved[s->tb->cur[q]] = moved[s->tb->next[q]] = moved[s->tb->scratch[q]] = 1;
-    int loop = in_loop || s->kind == H_FOR || s->kind == H_WHILE;
-    mark_moved(p, &s->body, loop, moved);
-    mark_moved(p, &s->els, loop, moved);
-  }
-}
-
 /* Programmatic dependent launch (runtime/stn_cuda.h): every single-step
- * kernel on sm_90 and later. A naive kernel (printed as lanes, one or
- * several points per thread) loads its rows first, so the rows of fields
- * that no loop writes come before the wait; in other shapes the wait
- * comes before the first load. */
-static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const char *moved, int wraps)
+ * kernel on sm_90 and later waits for the launch before it at its top,
+ * before any load or store. (Reading fields that no loop writes before
+ * the wait measured slower in bench/pdl.cu: 91.8-93.8% against 94.0-94.6%
+ * for Himeno M, docs/benchmarks.md 04:33.) */
+static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   k->pdl = 0;
-  k->pdl_early = NULL;
   if (o->no_pdl) {
     k->pdl_why = "plain: -fno-pdl";
     return;
@@ -142,43 +115,13 @@ static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const ch
     return;
   }
   k->pdl = 1;
-  Buf names = { 0 };
-  /* The lanes printer (cg_cuda.c) loads rows first; it reaches 16
-   * columns along the contiguous dimension and does not wrap. */
-  int lanes = k->gpu == GPU_NAIVE && !wraps;
-  for (int j = 0; j < k->nodes.len; j++)
-    if (k->nodes.data[j].op == OP_LOAD && abs(k->nodes.data[j].off[k->rank - 1]) > 8)
-      lanes = 0;
-  if (lanes) {
-    k->pdl_early = arena_alloc(p->arena, (size_t)p->fields.len + 1);
-    memset(k->pdl_early, 0, (size_t)p->fields.len + 1);
-    for (int j = 0; j < k->nodes.len; j++) {
-      int f = k->nodes.data[j].ref;
-      if (k->nodes.data[j].op == OP_LOAD && !moved[f] && !k->pdl_early[f]) {
-        int stored = 0;
-        for (int e = 0; e < k->effects.len; e++)
-          stored |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == f;
-        k->pdl_early[f] = !stored;
-      }
-    }
-    for (int f = 0; f < p->fields.len; f++)
-      if (k->pdl_early[f])
-        buf_printf(&names, "%s%s", names.len ? ", " : "", p->fields.data[f].label);
-  }
-  k->pdl_why = names.len ? arena_printf(p->arena, "programmatic: starts while the launch before it finishes; reads %s "
-                                        "(no loop writes them) before waiting for it", names.s)
-                         : "programmatic: starts while the launch before it finishes, and waits for it before its "
-                           "first read";
-  buf_free(&names);
+  k->pdl_why = "programmatic: starts while the launch before it finishes, and waits for it before its first access";
 }
 
 void pass_gpu(IrProgram *p, const PassOptions *o)
 {
   if (o->target != TARGET_CUDA)
     return;
-  char *moved = xrealloc(NULL, (size_t)p->fields.len + 1);
-  memset(moved, !p->has_main, (size_t)p->fields.len + 1); /* a library: its caller's loops are unknown */
-  mark_moved(p, &p->main, 0, moved);
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->gpu_atomic = o->atomic_reductions;
@@ -317,7 +260,6 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       for (int f = 0; f < p->fields.len; f++)
         k->gpu_queue[f] = !o->no_queue && column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
     }
-    decide_pdl(p, k, o, moved, wraps);
+    decide_pdl(p, k, o);
   }
-  free(moved);
 }
