@@ -318,8 +318,8 @@ section_vec() {
 # point|points|iterations|flag sets (;-separated)
 shape_cases() {
   cat <<'CASES'
-himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|127*127*255|2000|;-fno-pdl;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
-himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|255*255*511|300|;-fno-pdl;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
+himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|56|127*127*255|2000|;-fno-pdl;--block=64x2;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
+himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|56|255*255*511|300|;-fno-pdl;--block=64x2;--vec=1;--vec=1 --block=128x2;--vec=1 --block=128x4;--vec=1 --block=256x2;--vec=4 --block=32x4;--vec=4 --block=64x4;--vec=4 --block=32x8;--vec=2 --block=64x4
 CASES
 }
 section_shapes() {

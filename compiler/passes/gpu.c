@@ -16,8 +16,9 @@
  * 128x2 marching 4 planes, stream 2-D 512 threads marching 4 rows; 256
  * threads for rank 1. With V points per thread (points_per_thread) a
  * 3-D stream block keeps its 128 columns (32x2 at V = 4) and a 3-D naive
- * block is 256/V x 2 (64x2 at V = 4: the vec sweep's best for Himeno L
- * and M). --block, --march and --vec override. */
+ * block is 256/V x 2, or 64x4 at V = 4 (Himeno M and L's best with
+ * programmatic launches, two runs of bench/gpu.sh's shapes section).
+ * --block, --march and --vec override. */
 #include "passes/passes.h"
 #include <stdlib.h>
 
@@ -97,16 +98,24 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
-/* Programmatic dependent launch (runtime/stn_cuda.h): every single-step
- * kernel on sm_90 and later waits for the launch before it at its top,
- * before any load or store. (Reading fields that no loop writes before
- * the wait measured slower in bench/pdl.cu: 91.8-93.8% against 94.0-94.6%
- * for Himeno M, docs/benchmarks.md 04:33.) */
+/* Programmatic dependent launch (runtime/stn_cuda.h): a naive
+ * single-step kernel on sm_90 and later waits for the launch before it at
+ * its top, before any load or store, and reads through coherent loads.
+ * Measured on the H100 (docs/benchmarks.md, 04:37): Himeno M 89.6% ->
+ * 92.6% of the copy bandwidth, lbm +0.4, Himeno L within the spread; the
+ * marching strategies lose more to the coherent loads than they gain
+ * (jacobi2d 94.6% -> 92.7%). Reading fields that no loop writes before
+ * the wait measured slower (bench/pdl.cu, 04:33). */
 static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   k->pdl = 0;
   if (o->no_pdl) {
     k->pdl_why = "plain: -fno-pdl";
+    return;
+  }
+  if (k->gpu != GPU_NAIVE) {
+    k->pdl_why = "plain: marching kernels measured slower with the coherent loads a programmatic launch needs "
+                 "(jacobi2d 94.6% -> 92.7% of copy, docs/benchmarks.md)";
     return;
   }
   if (o->arch < 90) {
@@ -232,8 +241,8 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
-    if (k->gpu == GPU_NAIVE && k->rank == 3 && k->vec > 1) /* the vec sweep's best for Himeno L and M */
-      def_x = 256 / k->vec, def_y = 2;
+    if (k->gpu == GPU_NAIVE && k->rank == 3 && k->vec > 1) /* Himeno L and M's best, launched programmatically */
+      def_x = 256 / k->vec, def_y = k->vec == 4 ? 4 : 2;
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
