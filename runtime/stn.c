@@ -433,10 +433,13 @@ void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
 void stn_field_swap(stn_field *a, stn_field *b)
 {
   void *m = a->mem, *o = a->origin;
+  unsigned long w = a->wseq;
   a->mem = b->mem;
   a->origin = b->origin;
+  a->wseq = b->wseq;
   b->mem = m;
   b->origin = o;
+  b->wseq = w;
 }
 
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi)

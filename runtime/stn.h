@@ -51,6 +51,7 @@ typedef struct stn_field {
   stn_grid *grid;
   void *mem;                     /* the allocation */
   void *origin;                  /* element (0, 0, 0) */
+  unsigned long wseq;            /* CUDA: when a device operation last wrote it (stn_cuda_wrote) */
 } stn_field;
 
 typedef struct stn_program {

@@ -221,6 +221,7 @@ void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double defau
           tried, seconds, t->bx, t->by, m, ms, default_ms, f ? "saved to" : "could not write", path);
 }
 
+unsigned long stn_cuda_seq, stn_cuda_barrier;
 int stn_cuda_pdl = 1;
 
 void stn_cuda_init(stn_program *p)
@@ -264,6 +265,7 @@ void stn_cuda_field_alloc(stn_field *f, const char *name, stn_type type, stn_gri
 void stn_cuda_field_zero(stn_field *f)
 {
   STN_CUDA_CHECK(cudaMemset(f->mem, poison() ? 0xff : 0, f->grid->size * stn_type_size(f->type)));
+  stn_cuda_wrote(f);
 }
 
 void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
@@ -279,6 +281,7 @@ void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long
   h.origin = (char *)host + ((char *)f->origin - (char *)f->mem);
   stn_field_fill_halo(&h, value);
   STN_CUDA_CHECK(cudaMemcpy(f->mem, host, bytes, cudaMemcpyHostToDevice));
+  stn_cuda_wrote(f);
   stn_prof_transfer(0, (double)bytes);
   stn_prof_transfer(1, (double)bytes);
   free(host);
@@ -356,6 +359,7 @@ void stn_cuda_field_set(stn_field *f, const void *src)
   stn_field_set(&h, src);
   size_t bytes = f->grid->size * stn_type_size(f->type);
   STN_CUDA_CHECK(cudaMemcpy(f->mem, h.mem, bytes, cudaMemcpyHostToDevice));
+  stn_cuda_wrote(f);
   stn_prof_transfer(1, (double)bytes);
   free(h.mem);
 }

@@ -22,11 +22,22 @@ void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
  * of its blocks have started (stn_pdl_trigger at its top) and, before any
  * load or store, waits for the launch before it to finish and its writes
  * to be visible (stn_pdl_wait): the next launch's first blocks take the
- * SMs the last partial wave leaves idle instead of starting after it. Its
- * reads must be coherent (no ld.global.nc: the CUDA printer drops
- * __restrict__ from the fields it only reads). STN_PDL=0 in the
- * environment makes every launch plain. */
+ * SMs the last partial wave leaves idle instead of starting after it.
+ * Its reads of what a launch in flight may write must be coherent loads;
+ * fields that no loop writes (Himeno's coefficients) keep the read-only
+ * path (const __restrict__: ld.global.nc, about 2% faster at Himeno M),
+ * whose loads ptxas may move above the wait. So such a kernel is launched
+ * programmatically only when no launch still in flight can have written
+ * those fields: stn_cuda_seq numbers the device operations that write
+ * fields (a field keeps the latest in wseq), and every operation before
+ * stn_cuda_barrier, the latest plain launch, has finished when any later
+ * launch starts. STN_PDL=0 in the environment makes every launch plain. */
+extern unsigned long stn_cuda_seq, stn_cuda_barrier;
 extern int stn_cuda_pdl;
+/* A device operation wrote f (after its launch or copy). */
+static inline void stn_cuda_wrote(stn_field *f) { f->wseq = ++stn_cuda_seq; }
+/* No operation in flight writes f (for a read that may precede stn_pdl_wait). */
+static inline bool stn_cuda_settled(const stn_field *f) { return f->wseq < stn_cuda_barrier; }
 #ifdef __CUDACC__
 __device__ __forceinline__ void stn_pdl_trigger(void)
 {
@@ -45,7 +56,9 @@ __device__ __forceinline__ void stn_pdl_wait(void)
 template <typename... P, typename... A>
 static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A... args)
 {
+  ++stn_cuda_seq;
   if (!pdl) {
+    stn_cuda_barrier = stn_cuda_seq;
     kernel<<<grid, block, smem>>>(args...);
     return;
   }

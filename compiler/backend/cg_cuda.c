@@ -644,10 +644,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   for (int f = 0; f < p->fields.len; f++) {
     int r = reads_field(k, f), w = stores_field(k, f);
     /* A programmatic launch runs beside the launch before it, which may
-     * write what it reads: no read may take the non-coherent path that
-     * const __restrict__ allows (ld.global.nc, which ptxas moves above
-     * griddepcontrol.wait: bench/pdl.cu's SASS, docs/benchmarks.md). */
-    int coherent = k->pdl && r && !w;
+     * write what it reads: such reads may not take the non-coherent path
+     * that const __restrict__ allows (ld.global.nc, which ptxas moves
+     * above griddepcontrol.wait: bench/pdl.cu's SASS, docs/benchmarks.md),
+     * except of the fields no loop writes (pdl_ro; the wrapper checks). */
+    int coherent = k->pdl && r && !w && !k->pdl_ro[f];
     if (r || w)
       buf_printf(b, ", %s%s *%s%s", w ? "" : "const ", ctype(p->fields.data[f].ty), coherent ? "" : "__restrict__ ",
                  cname(p, p->fields.data[f].name));
@@ -753,13 +754,28 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   if (k->reds.len)
     buf_puts(b, "      double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
-  /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set). */
-  const char *pdl = k->pdl ? "stn_cuda_pdl" : "false";
+  /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set),
+   * and no launch in flight wrote a field it reads through the read-only
+   * path (runtime/stn_cuda.h). */
+  const char *pdl = "false";
+  if (k->pdl) {
+    Buf c = { 0 };
+    buf_puts(&c, "stn_cuda_pdl");
+    for (int f = 0; f < p->fields.len; f++)
+      if (k->pdl_ro[f])
+        buf_printf(&c, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
+    buf_printf(b, "      const bool pdl_ = %s;\n", c.s);
+    buf_free(&c);
+    pdl = "pdl_";
+  }
   buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
              k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
   buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
+  for (int f = 0; f < p->fields.len; f++)
+    if (stores_field(k, f))
+      buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
   buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
   buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
   buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"

@@ -754,7 +754,11 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_puts(b, ");\n");
   if (k->reds.len)
     buf_puts(b, "  stn_cuda_reduction_end(&red_);\n");
-  /* cur <- scratch (step T), scratch <- cur. */
+  /* Written on the device (for the programmatic launches of single steps,
+   * runtime/stn_cuda.h); then cur <- scratch (step T), scratch <- cur. */
+  for (int q = 0; q < tb->npairs; q++)
+    buf_printf(b, "  stn_cuda_wrote(&%s_);\n  stn_cuda_wrote(&%s_);\n", p->fields.data[tb->next[q]].name,
+               p->fields.data[tb->scratch[q]].name);
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->scratch[q]].name);
   buf_puts(b, "}\n\n");

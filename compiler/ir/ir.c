@@ -236,8 +236,17 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, ", %d points per thread", k->vec);
     if (k->max_regs)
       fprintf(out, ", at most %d registers", k->max_regs);
-    if (k->pdl)
+    if (k->pdl) {
       fprintf(out, ", programmatic launch");
+      for (int f = 0, n = 0; f < p->fields.len; f++)
+        if (k->pdl_ro[f])
+          fprintf(out, "%s%s", n++ ? " " : " (read-only: ", p->fields.data[f].label);
+      for (int f = 0; f < p->fields.len; f++)
+        if (k->pdl_ro[f]) {
+          fputs(")", out);
+          break;
+        }
+    }
     fprintf(out, " (%s)\n", k->gpu_why);
   }
   fprintf(out, "}\n");

@@ -21,6 +21,7 @@
  * --block, --march and --vec override. */
 #include "passes/passes.h"
 #include <stdlib.h>
+#include <string.h>
 
 /* Loads at a nonzero offset along dimension 0 (what marching reuses),
  * against the number of fields read. */
@@ -98,17 +99,48 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
+/* Fields that a loop of main may write (moved[f] = 1): those a kernel
+ * called inside a loop stores, those swapped, and temporal blocking's
+ * rotated buffers. The rest change only between loops (Himeno's
+ * coefficients, set once by init). */
+static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char *moved)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_CALL && in_loop) {
+      const IrKernel *k = p->kernels.data[s->kernel];
+      for (int e = 0; e < k->effects.len; e++)
+        if (k->effects.data[e].kind == EFF_STORE)
+          moved[k->effects.data[e].ref] = 1;
+    }
+    if (s->kind == H_SWAP)
+      moved[s->field] = moved[s->field2] = 1;
+    if (s->kind == H_FOR && s->tb)
+      for (int q = 0; q < s->tb->npairs; q++)
+        moved[s->tb->cur[q]] = moved[s->tb->next[q]] = moved[s->tb->scratch[q]] = 1;
+    int loop = in_loop || s->kind == H_FOR || s->kind == H_WHILE;
+    mark_moved(p, &s->body, loop, moved);
+    mark_moved(p, &s->els, loop, moved);
+  }
+}
+
 /* Programmatic dependent launch (runtime/stn_cuda.h): a naive
  * single-step kernel on sm_90 and later waits for the launch before it at
- * its top, before any load or store, and reads through coherent loads.
- * Measured on the H100 (docs/benchmarks.md, 04:37): Himeno M 89.6% ->
- * 92.6% of the copy bandwidth, lbm +0.4, Himeno L within the spread; the
- * marching strategies lose more to the coherent loads than they gain
- * (jacobi2d 94.6% -> 92.7%). Reading fields that no loop writes before
- * the wait measured slower (bench/pdl.cu, 04:33). */
-static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o)
+ * its top, before any load or store. What a launch in flight may write it
+ * reads through coherent loads (plain pointers); the fields it reads that
+ * no loop writes (pdl_ro) keep the read-only path (const __restrict__,
+ * ld.global.nc), which ptxas may move above the wait, so the program
+ * launches it programmatically only when no launch in flight wrote them.
+ * Measured on the H100 (docs/benchmarks.md, 04:37-05:00): Himeno M
+ * 89.6% -> 92.6% of the copy bandwidth with the coefficients read-only,
+ * 91.0% with every read coherent; lbm +0.4; Himeno L within the spread.
+ * The marching strategies lose more to coherent loads than they gain
+ * (jacobi2d 94.6% -> 92.7%). Loading the read-only fields before the wait
+ * measured slower (bench/pdl.cu, 04:33). */
+static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const char *moved)
 {
   k->pdl = 0;
+  k->pdl_ro = NULL;
   if (o->no_pdl) {
     k->pdl_why = "plain: -fno-pdl";
     return;
@@ -124,13 +156,33 @@ static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o)
     return;
   }
   k->pdl = 1;
-  k->pdl_why = "programmatic: starts while the launch before it finishes, and waits for it before its first access";
+  k->pdl_ro = arena_alloc(p->arena, (size_t)p->fields.len + 1);
+  Buf names = { 0 };
+  for (int f = 0; f < p->fields.len; f++) {
+    int read = 0, stored = 0;
+    for (int j = 0; j < k->nodes.len; j++)
+      read |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == f;
+    for (int e = 0; e < k->effects.len; e++)
+      stored |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == f;
+    k->pdl_ro[f] = read && !stored && !moved[f];
+    if (k->pdl_ro[f])
+      buf_printf(&names, "%s%s", names.len ? ", " : "", p->fields.data[f].label);
+  }
+  k->pdl_why = names.len ? arena_printf(p->arena, "programmatic: starts while the launch before it finishes, waits for it "
+                                        "before its first access; %s (no loop writes them) through the read-only path, "
+                                        "so programmatic only when no launch in flight wrote them", names.s)
+                         : "programmatic: starts while the launch before it finishes, and waits for it before its "
+                           "first access";
+  buf_free(&names);
 }
 
 void pass_gpu(IrProgram *p, const PassOptions *o)
 {
   if (o->target != TARGET_CUDA)
     return;
+  char *moved = xrealloc(NULL, (size_t)p->fields.len + 1);
+  memset(moved, !p->has_main, (size_t)p->fields.len + 1); /* a library: its caller's loops are unknown */
+  mark_moved(p, &p->main, 0, moved);
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->gpu_atomic = o->atomic_reductions;
@@ -269,6 +321,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       for (int f = 0; f < p->fields.len; f++)
         k->gpu_queue[f] = !o->no_queue && column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
     }
-    decide_pdl(p, k, o);
+    decide_pdl(p, k, o, moved);
   }
+  free(moved);
 }
