@@ -7,7 +7,9 @@
 //   V  points per thread along k (vector loads of the rows, 1, 2 or 4)
 //   D  planes fetched ahead (1: load i+1 at plane i, as stencilc does)
 // for diffusion3d's step (512^3 float) and CG's apply (256^3 double, two
-// stencil fields and the p.q reduction), laid out like stencilc's fields.
+// stencil fields and the p.q reduction), laid out like stencilc's fields;
+// and diffusion3d with its in-plane neighbours passed by warp shuffles
+// (diff_shfl; SHFL_ONLY=1 runs the reference and those alone).
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -o mlp bench/mlp.cu && ./mlp
 #include <cuda_runtime.h>
@@ -78,6 +80,64 @@ __global__ void __launch_bounds__(512) diff_kernel(const float *__restrict__ f, 
 #pragma unroll
     for (int d = 0; d < D + 1; d++)
       q[d] = q[d + 1];
+  }
+}
+
+// The same step with the in-plane neighbours from other lanes of the warp
+// (warp shuffles) instead of loads: a warp is TX = 32 / WJ threads along k
+// (4 points each) by WJ rows along j, so the rows j - 1 and j + 1 come from
+// the lanes TX away and the columns k - 1 and k + 4 from the next lanes;
+// only the warp's edge rows and columns load theirs. Threads past the last
+// row compute the boundary row (every lane must take part in the shuffles,
+// and the last row's j + 1 is that row)
+// but do not store.
+template <int WJ>
+__global__ void __launch_bounds__(512) diff_shfl(const float *__restrict__ f, float *__restrict__ fn, int n, long s0, long s1, int march, float cc, float ce)
+{
+  constexpr int TX = 32 / WJ;
+  const int k = 4 * (blockIdx.x * TX + threadIdx.x);
+  const int j = 1 + blockIdx.y * blockDim.y + threadIdx.y;
+  const int jj = min(j, n - 1);
+  const int row = threadIdx.y % WJ;
+  const int i0 = 1 + blockIdx.z * march;
+  const int i1 = min(i0 + march, n - 1);
+  Vec<float, 4> q0 = ld<float, 4>(&f[(long)(i0 - 1) * s0 + jj * s1 + k]);
+  Vec<float, 4> q1 = ld<float, 4>(&f[(long)i0 * s0 + jj * s1 + k]);
+  for (int i = i0; i < i1; i++) {
+    const long c = (long)i * s0 + jj * s1 + k;
+    const Vec<float, 4> q2 = ld<float, 4>(&f[c + s0]);
+    Vec<float, 4> n1, p1;
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+      n1.v[v] = __shfl_up_sync(0xffffffffu, q1.v[v], TX);
+      p1.v[v] = __shfl_down_sync(0xffffffffu, q1.v[v], TX);
+    }
+    if (row == 0)
+      n1 = ld<float, 4>(&f[c - s1]);
+    if (row == WJ - 1)
+      p1 = ld<float, 4>(&f[c + s1]);
+    float km = __shfl_up_sync(0xffffffffu, q1.v[3], 1), kp = __shfl_down_sync(0xffffffffu, q1.v[0], 1);
+    if (threadIdx.x == 0)
+      km = f[c - 1];
+    if (threadIdx.x == TX - 1)
+      kp = f[c + 4];
+    Vec<float, 4> out;
+#pragma unroll
+    for (int v = 0; v < 4; v++) {
+      const float w = v == 0 ? km : q1.v[v - 1], e = v == 3 ? kp : q1.v[v + 1];
+      out.v[v] = cc * q1.v[v] + ce * (q0.v[v] + q2.v[v] + n1.v[v] + p1.v[v] + w + e);
+    }
+    if (j < n - 1) {
+      if (k >= 1 && k + 4 <= n - 1)
+        *(Vec<float, 4> *)&fn[c] = out;
+      else
+#pragma unroll
+        for (int v = 0; v < 4; v++)
+          if (k + v >= 1 && k + v < n - 1)
+            fn[c + v] = out.v[v];
+    }
+    q0 = q1;
+    q1 = q2;
   }
 }
 
@@ -206,6 +266,15 @@ template <int V, int D> static void run_diff(const Layout &L, const float *f, fl
   report("diffusion", V, D, s.bx, s.by, s.m, 8, (n - 2.0) * (n - 2.0) * (n - 2.0), ms, is_ref ? 0 : max_diff(fn, ref, L));
 }
 
+// warps of WJ rows, blocks of `warps` warps stacked along j
+template <int WJ> static void run_shfl(const Layout &L, const float *f, float *fn, const float *ref, int warps, int m)
+{
+  const int n = (int)L.n, tx = 32 / WJ, by = WJ * warps;
+  dim3 block(tx, by), grid((n + 4 * tx - 1) / (4 * tx), (n - 2 + by - 1) / by, (n - 2 + m - 1) / m);
+  float ms = time_it([&] { diff_shfl<WJ><<<grid, block>>>(f + L.origin, fn + L.origin, n, L.s0, L.s1, m, 0.4f, 0.1f); }, 5);
+  report("diff-shfl", 4, 1, tx, by, m, 8, (n - 2.0) * (n - 2.0) * (n - 2.0), ms, max_diff(fn, ref, L));
+}
+
 static double pq_ref;
 
 template <int V, int D> static void run_apply(const Layout &L, const double *kappa, const double *p, double *q, const double *ref, double *part, Shape s, bool is_ref)
@@ -232,6 +301,7 @@ int main()
     Layout L(512);
     float *f = field<float>(L, 1), *fn = field<float>(L, 2), *ref = field<float>(L, 2);
     run_diff<1, 1>(L, f, ref, nullptr, {128, 2, 4}, true);  // stencilc's stream strategy
+    if (!getenv("SHFL_ONLY")) {
     const Shape sh[] = {{128, 2, 8}, {128, 2, 16}, {64, 4, 8}, {32, 8, 16}};
     for (Shape s : sh) run_diff<1, 1>(L, f, fn, ref, s, false);
     for (Shape s : {Shape{128, 2, 4}, Shape{128, 2, 8}, Shape{128, 2, 16}, Shape{64, 4, 16}}) run_diff<1, 2>(L, f, fn, ref, s, false);
@@ -240,6 +310,22 @@ int main()
     for (Shape s : {Shape{64, 2, 8}, Shape{64, 4, 8}, Shape{64, 4, 16}, Shape{128, 2, 16}, Shape{32, 8, 16}}) run_diff<2, 2>(L, f, fn, ref, s, false);
     for (Shape s : {Shape{32, 4, 8}, Shape{32, 8, 8}, Shape{64, 4, 16}, Shape{32, 8, 16}}) run_diff<4, 1>(L, f, fn, ref, s, false);
     for (Shape s : {Shape{32, 4, 8}, Shape{32, 8, 16}, Shape{64, 4, 16}}) run_diff<4, 2>(L, f, fn, ref, s, false);
+    }
+    // Warp shuffles for the in-plane neighbours (the generated default is
+    // V=4, 32x2, march 4: run_diff<4, 1> with {32, 2, 4}).
+    run_diff<4, 1>(L, f, fn, ref, {32, 2, 4}, false);
+    run_diff<4, 1>(L, f, fn, ref, {32, 4, 4}, false);
+    for (int m : {4, 8, 16}) {
+      run_shfl<1>(L, f, fn, ref, 2, m);
+      run_shfl<1>(L, f, fn, ref, 4, m);
+      run_shfl<2>(L, f, fn, ref, 2, m);
+      run_shfl<2>(L, f, fn, ref, 4, m);
+      run_shfl<4>(L, f, fn, ref, 2, m);
+      run_shfl<4>(L, f, fn, ref, 4, m);
+      run_shfl<8>(L, f, fn, ref, 2, m);
+    }
+    if (getenv("SHFL_ONLY"))
+      return 0;
     CK(cudaFree(f));
     CK(cudaFree(fn));
     CK(cudaFree(ref));
