@@ -439,7 +439,6 @@ variants() {
   echo "default||"
   echo "atomic-red|--no-deterministic-reductions|"
   echo "plain launches|-fno-pdl|"
-  echo "no shuffles|-fno-shfl|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
   for v in 1 2 4; do echo "default --vec=$v|--vec=$v|"; done
   if [ "${TUNE:-0}" = 1 ]; then
