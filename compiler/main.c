@@ -176,7 +176,6 @@ static const OptDef optdefs[] = {
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
-  { "-fno-shfl", FLAG, NULL, "CUDA, several points per thread: load the columns beyond a thread's own instead of taking them from its warp neighbours" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
@@ -406,7 +405,6 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
-    else if (streq(n, "-fno-shfl")) o->pass.no_shfl = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
     else ice("option '%s' declared but not handled", n);

@@ -248,24 +248,6 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
       if (!r->used[x + LANE_REACH] || (x >= 0 && x < L->n))
         continue;
       indent(b, depth);
-      if (k->shfl && r->vec && x >= -L->n && x < 2 * L->n) { /* (the gpu pass's shuffled_sides) */
-        /* a column of the lane beside: shuffled, loaded at the warp's and
-         * the block's edges and beside lanes outside the region */
-        int left = x < 0;
-        buf_printf(b, "%s ", ctype(f->ty));
-        lane_value(b, p, k, L, r, x);
-        buf_printf(b, " = __shfl_%s_sync(wm_, ", left ? "up" : "down");
-        lane_value(b, p, k, L, r, left ? x + L->n : x - L->n);
-        buf_puts(b, ", 1);\n");
-        indent(b, depth);
-        buf_printf(b, "if (!%s)\n", left ? "wleft_" : "wright_");
-        indent(b, depth + 1);
-        lane_value(b, p, k, L, r, x);
-        buf_printf(b, " = %s[", cname(p, f->name));
-        print_row_at(b, k, r, x);
-        buf_puts(b, "];\n");
-        continue;
-      }
       buf_printf(b, "const %s ", ctype(f->ty));
       lane_value(b, p, k, L, r, x);
       buf_printf(b, " = %s[", cname(p, f->name));
@@ -693,17 +675,6 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   if (k->pdl)
     buf_puts(b, "  stn_pdl_trigger(); /* the next launch may start once all blocks are here */\n"
                 "  stn_pdl_wait();    /* for the launch before this one, before any access */\n");
-  if (k->shfl) {
-    /* The lanes inside the region, taken while the warp is whole, and
-     * whether the lane beside (same row of the block) is one of them. */
-    buf_puts(b, "  const unsigned wm_ = __ballot_sync(__activemask(), ");
-    print_inside(b, k);
-    buf_puts(b, ");\n  const int wl_ = (int)((threadIdx.x + blockDim.x * threadIdx.y) & 31u);\n");
-    if (k->shfl & 1)
-      buf_puts(b, "  const bool wleft_ = threadIdx.x > 0 && wl_ > 0 && (wm_ >> (wl_ - 1) & 1u);\n");
-    if (k->shfl & 2)
-      buf_puts(b, "  const bool wright_ = threadIdx.x + 1 < blockDim.x && wl_ < 31 && (wm_ >> (wl_ + 1) & 1u);\n");
-  }
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1 };
   if (k->gpu == GPU_SMEM) {
     print_smem_body(b, p, k, &pr);

@@ -233,7 +233,7 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
     if (k->gpu == GPU_SMEM)
       fprintf(out, ", staged %s", p->fields.data[k->smem_field].label);
     if (k->vec > 1)
-      fprintf(out, ", %d points per thread%s", k->vec, k->shfl ? " (edges by warp shuffles)" : "");
+      fprintf(out, ", %d points per thread", k->vec);
     if (k->max_regs)
       fprintf(out, ", at most %d registers", k->max_regs);
     if (k->pdl) {

@@ -92,8 +92,6 @@ typedef struct IrKernel {
   int vec;                 /* GPU_NAIVE/STREAM: points per thread along the contiguous dimension, read
                             * with vector loads (1: one point) */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
-  int shfl;                /* vec > 1: columns beyond a thread's own taken from its warp neighbours' vectors
-                            * (shuffles): 1 the left ones, 2 the right ones, 3 both, 0 none (-fno-shfl) */
   int pdl;                 /* programmatic dependent launch (sm_90+, see runtime/stn_cuda.h) */
   char *pdl_ro;            /* pdl: per field, read through the read-only path (no loop writes it), or NULL */
   const char *pdl_why;     /* one line: the launch and why */

@@ -99,35 +99,6 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
-/* With V points per thread, which columns beyond a thread's own the CUDA
- * lanes printer takes from the neighbouring lane's vector of the same
- * row: 1 if some row read as a vector is also read left of the thread
- * (columns -V .. -1), 2 if right of it (V .. 2V - 1), both or none. A row
- * is a field at fixed offsets in the other dimensions; lane v of an
- * offset o reads column o + v. */
-static int shuffled_sides(const IrKernel *k)
-{
-  int V = k->vec, last = k->rank - 1, sides = 0;
-  for (int a = 0; a < k->nodes.len; a++) {
-    const IrNode *n = &k->nodes.data[a];
-    if (n->op != OP_LOAD || n->off[last] < -(V - 1) || n->off[last] > V - 1)
-      continue; /* not a row's vector */
-    for (int c = 0; c < k->nodes.len; c++) {
-      const IrNode *m = &k->nodes.data[c];
-      int same = m->op == OP_LOAD && m->ref == n->ref;
-      for (int d = 0; d < last && same; d++)
-        same = m->off[d] == n->off[d];
-      if (!same)
-        continue;
-      if (m->off[last] <= -1 && m->off[last] >= -2 * V + 1)
-        sides |= 1;
-      if (m->off[last] >= 1 && m->off[last] <= 2 * V - 1)
-        sides |= 2;
-    }
-  }
-  return sides;
-}
-
 /* Fields that a loop of main may write (moved[f] = 1): those a kernel
  * called inside a loop stores, those swapped, and temporal blocking's
  * rotated buffers. The rest change only between loops (Himeno's
@@ -342,10 +313,6 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     }
     /* Streaming keeps a field's own column (loads at (d, 0, 0) for two or
      * more d) in registers: one load per plane instead of one per use. */
-    /* Lanes take the columns just beyond their own from the neighbouring
-     * lanes' vectors (warp shuffles): diffusion3d 87.2% -> 89.2% of copy
-     * in bench/mlp.cu (docs/benchmarks.md, 05:40). */
-    k->shfl = k->vec > 1 && !o->no_shfl ? shuffled_sides(k) : 0;
     k->gpu_queue = NULL;
     if (k->gpu == GPU_STREAM) {
       k->gpu_queue = arena_alloc(p->arena, (size_t)p->fields.len + 1);
