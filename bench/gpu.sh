@@ -274,6 +274,24 @@ section_lib() {
 # Each program x flags built at once, then run with --profile: the kernel's
 # mean time per call and % of the copy bandwidth the program measures.
 # program | size | args | kernel | flags;flags;...
+# Builds, many at once, every flag set of the case lines on standard input
+# (first field: the program, examples/NAME.stn or NAME.stn; last field:
+# ;-separated flag sets) as DIR/1, DIR/2, ... in the order of the lines.
+build_flag_sets() {
+  local dir=$1 n=0 line ex src flags
+  mkdir -p "$dir"
+  while IFS= read -r line; do
+    ex=${line%%|*}
+    src=examples/$ex.stn
+    [ -f "$src" ] || src=$ex.stn
+    IFS=';' read -ra fl <<<"${line##*|}"
+    for flags in "${fl[@]}"; do
+      n=$((n + 1))
+      printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$flags" "$dir/$n" "$src" "$dir/$n" > "$dir/$n.sh"
+    done
+  done
+  find "$dir" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+}
 vec_cases() {
   cat <<'CASES'
 himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2;--vec=4 --max-regs=jacobi=64;--vec=4 --max-regs=jacobi=56;--vec=4 --block=32x4 --max-regs=jacobi=64
@@ -286,18 +304,9 @@ CASES
 section_vec() {
   say ""
   say "points per thread (--vec) x block: the kernel's mean time per call and % of copy, from --profile"
-  mkdir -p "$T/vec" "$T/scratch"
+  mkdir -p "$T/scratch"
   local n=0 ex size args kn list
-  while IFS='|' read -r ex size args kn list; do
-    IFS=';' read -ra fl <<<"$list"
-    for flags in "${fl[@]}"; do
-      n=$((n + 1))
-      src=examples/$ex.stn
-      [ -f "$src" ] || src=$ex.stn
-      printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$flags" "$T/vec/$n" "$src" "$T/vec/$n" > "$T/vec/$n.sh"
-    done
-  done < <(vec_cases | grep -E "${VEC_ONLY:-.}")
-  find "$T/vec" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  build_flag_sets "$T/vec" < <(vec_cases | grep -E "${VEC_ONLY:-.}")
   printf '%-18s %-7s %-8s %-36s %10s %8s\n' example size kernel flags "mean ms" "% copy" | tee -a "$LOG/gpu.log"
   n=0
   while IFS='|' read -r ex size args kn list; do
@@ -325,16 +334,9 @@ CASES
 section_shapes() {
   say ""
   say "launch shapes, program's own timer (default = the compiler's choice; % of the copy bandwidth)"
-  mkdir -p "$T/sh" "$T/scratch"
+  mkdir -p "$T/scratch"
   local n=0 ex size args bpp pts iters list
-  while IFS='|' read -r ex size args bpp pts iters list; do
-    IFS=';' read -ra fl <<<"$list"
-    for flags in "${fl[@]}"; do
-      n=$((n + 1))
-      printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' "$flags" "$T/sh/$n" "$ex" "$T/sh/$n" > "$T/sh/$n.sh"
-    done
-  done < <(shape_cases)
-  find "$T/sh" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  build_flag_sets "$T/sh" < <(shape_cases)
   n=0
   while IFS='|' read -r ex size args bpp pts iters list; do
     IFS=';' read -ra fl <<<"$list"

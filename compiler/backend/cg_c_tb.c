@@ -241,7 +241,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
       buf_printf(b, "  %s *restrict %s = %s_.origin;\n", ty, sf->name, sf->name);
     } else if (qn >= 0) {
       buf_printf(b, "  %s *restrict %s = %s_.origin;\n", ty, fn, p->fields.data[f].name);
-    } else if (reads_field(k, f)) {
+    } else if (ir_reads_field(k, f)) {
       buf_printf(b, "  const %s *restrict %s = %s_.origin;\n", ty, fn, p->fields.data[f].name);
     }
   }

@@ -307,22 +307,6 @@ void line_comment(Printer *pr, Span at, int depth)
 }
 
 
-int stores_field(const IrKernel *k, int field)
-{
-  for (int i = 0; i < k->effects.len; i++)
-    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == field)
-      return 1;
-  return 0;
-}
-
-int reads_field(const IrKernel *k, int field)
-{
-  for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == field)
-      return 1;
-  return 0;
-}
-
 static int pool_reads_table(const IrNodes *pool, const char *live, int table)
 {
   for (int i = 0; i < pool->len; i++)
@@ -415,7 +399,7 @@ static int emitted(const IrKernel *k, const int *use_level, int id)
   /* Loads read the value from before the kernel: one of a field that this
    * kernel also stores must be read before the stores are printed. */
   if (n->op == OP_LOAD)
-    return stores_field(k, n->ref);
+    return ir_stores_field(k, n->ref);
   if (op_info[n->op].form == LEAF)
     return 0;
   return n->name || n->uses > 1 || n->level < use_level[id];

@@ -47,8 +47,6 @@ void line_comment(Printer *pr, Span at, int depth);
 const char *index_name(int d);
 
 /* Kernel helpers: which values get their own line, and their names. */
-int stores_field(const IrKernel *k, int field);
-int reads_field(const IrKernel *k, int field);
 /* Is const array `table` still read (after folding) by main, kernels, or either? */
 typedef enum TableUse { TABLE_HOST, TABLE_KERNELS, TABLE_ANY } TableUse;
 int table_used(const IrProgram *p, int table, TableUse where);

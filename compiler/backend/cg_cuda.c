@@ -454,8 +454,8 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
 {
   buf_puts(b, gname);
   for (int f = 0; f < p->fields.len; f++)
-    if (reads_field(k, f) || stores_field(k, f))
-      buf_printf(b, ", (%s%s *)%s_.origin", stores_field(k, f) ? "" : "const ", ctype(p->fields.data[f].ty),
+    if (ir_reads_field(k, f) || ir_stores_field(k, f))
+      buf_printf(b, ", (%s%s *)%s_.origin", ir_stores_field(k, f) ? "" : "const ", ctype(p->fields.data[f].ty),
                  p->fields.data[f].name);
   if (k->reds.len)
     buf_puts(b, ", stn_part");
@@ -647,7 +647,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
                gname);
   }
   for (int f = 0; f < p->fields.len; f++) {
-    int r = reads_field(k, f), w = stores_field(k, f);
+    int r = ir_reads_field(k, f), w = ir_stores_field(k, f);
     /* A programmatic launch runs beside the launch before it, which may
      * write what it reads: such reads may not take the non-coherent path
      * that const __restrict__ allows (ld.global.nc, which ptxas moves
@@ -762,16 +762,13 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set),
    * and no launch in flight wrote a field it reads through the read-only
    * path (runtime/stn_cuda.h). */
-  const char *pdl = "false";
+  const char *pdl = k->pdl ? "pdl_" : "false";
   if (k->pdl) {
-    Buf c = { 0 };
-    buf_puts(&c, "stn_cuda_pdl");
+    buf_puts(b, "      const bool pdl_ = stn_cuda_pdl");
     for (int f = 0; f < p->fields.len; f++)
       if (k->pdl_ro[f])
-        buf_printf(&c, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
-    buf_printf(b, "      const bool pdl_ = %s;\n", c.s);
-    buf_free(&c);
-    pdl = "pdl_";
+        buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
+    buf_puts(b, ";\n");
   }
   buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
              k->name);
@@ -779,7 +776,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
   print_launch_args(b, p, k, use_level, &hpr, gname);
   for (int f = 0; f < p->fields.len; f++)
-    if (stores_field(k, f))
+    if (ir_stores_field(k, f))
       buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
   buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
   buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");

@@ -132,7 +132,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
                  p->fields.data[tb->scratch[qc]].name);
     else if (qn >= 0)
       buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-    else if (reads_field(k, f))
+    else if (ir_reads_field(k, f))
       buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
   }
   if (k->reds.len)
@@ -714,7 +714,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                    p->fields.data[tb->scratch[qc]].name);
       else if (qn >= 0)
         buf_printf(b, ", (%s *)%s_.origin", ty, p->fields.data[f].name);
-      else if (reads_field(k, f))
+      else if (ir_reads_field(k, f))
         buf_printf(b, ", (const %s *)%s_.origin", ty, p->fields.data[f].name);
     }
     if (k->reds.len)

@@ -217,7 +217,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   }
   fprintf(f, "\n  writes:       ");
   for (int fi = 0; fi < cpu->fields.len; fi++)
-    if (stores_field(k, fi))
+    if (ir_stores_field(k, fi))
       fprintf(f, " %s", cpu->fields.data[fi].label);
   fprintf(f, "\n");
   if (k->reds.len) {
@@ -309,7 +309,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   }
   fprintf(f, "], \"writes\": [");
   for (int fi = 0, n = 0; fi < cpu->fields.len; fi++)
-    if (stores_field(k, fi)) {
+    if (ir_stores_field(k, fi)) {
       fprintf(f, "%s", n++ ? ", " : "");
       json_str(f, cpu->fields.data[fi].label);
     }

@@ -55,6 +55,22 @@ int ir_is_const(const IrNodes *pool, int id, double *v)
   return 1;
 }
 
+int ir_reads_field(const IrKernel *k, int f)
+{
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == f)
+      return 1;
+  return 0;
+}
+
+int ir_stores_field(const IrKernel *k, int f)
+{
+  for (int i = 0; i < k->effects.len; i++)
+    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == f)
+      return 1;
+  return 0;
+}
+
 void ir_count_uses(IrKernel *k)
 {
   for (int i = 0; i < k->nodes.len; i++)
@@ -237,15 +253,12 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
     if (k->max_regs)
       fprintf(out, ", at most %d registers", k->max_regs);
     if (k->pdl) {
+      int n = 0;
       fprintf(out, ", programmatic launch");
-      for (int f = 0, n = 0; f < p->fields.len; f++)
+      for (int f = 0; f < p->fields.len; f++)
         if (k->pdl_ro[f])
           fprintf(out, "%s%s", n++ ? " " : " (read-only: ", p->fields.data[f].label);
-      for (int f = 0; f < p->fields.len; f++)
-        if (k->pdl_ro[f]) {
-          fputs(")", out);
-          break;
-        }
+      fputs(n ? ")" : "", out);
     }
     fprintf(out, " (%s)\n", k->gpu_why);
   }

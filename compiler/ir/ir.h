@@ -202,6 +202,9 @@ int ir_add(IrNodes *pool, IrNode n);
 int ir_const(IrNodes *pool, Type ty, double v);
 void ir_count_uses(IrKernel *k);
 int ir_is_const(const IrNodes *pool, int id, double *v);
+/* Whether kernel k loads (stores) field f anywhere. */
+int ir_reads_field(const IrKernel *k, int f);
+int ir_stores_field(const IrKernel *k, int f);
 /* The pair whose cur (next) field is f, or -1. */
 int ir_tb_pair_of_cur(const IrTb *tb, int f);
 int ir_tb_pair_of_next(const IrTb *tb, int f);

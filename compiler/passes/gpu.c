@@ -107,12 +107,8 @@ static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char
 {
   for (int i = 0; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
-    if (s->kind == H_CALL && in_loop) {
-      const IrKernel *k = p->kernels.data[s->kernel];
-      for (int e = 0; e < k->effects.len; e++)
-        if (k->effects.data[e].kind == EFF_STORE)
-          moved[k->effects.data[e].ref] = 1;
-    }
+    for (int f = 0; s->kind == H_CALL && in_loop && f < p->fields.len; f++)
+      moved[f] |= ir_stores_field(p->kernels.data[s->kernel], f);
     if (s->kind == H_SWAP)
       moved[s->field] = moved[s->field2] = 1;
     if (s->kind == H_FOR && s->tb)
@@ -159,12 +155,7 @@ static void decide_pdl(IrProgram *p, IrKernel *k, const PassOptions *o, const ch
   k->pdl_ro = arena_alloc(p->arena, (size_t)p->fields.len + 1);
   Buf names = { 0 };
   for (int f = 0; f < p->fields.len; f++) {
-    int read = 0, stored = 0;
-    for (int j = 0; j < k->nodes.len; j++)
-      read |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == f;
-    for (int e = 0; e < k->effects.len; e++)
-      stored |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == f;
-    k->pdl_ro[f] = read && !stored && !moved[f];
+    k->pdl_ro[f] = ir_reads_field(k, f) && !ir_stores_field(k, f) && !moved[f];
     if (k->pdl_ro[f])
       buf_printf(&names, "%s%s", names.len ? ", " : "", p->fields.data[f].label);
   }
@@ -272,11 +263,9 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     /* --autotune runs a kernel several times: only safe when it does not
      * read a field it writes; smem's tile is fixed at compile time. */
     k->untunable = NULL;
-    for (int e = 0; e < k->effects.len && !k->untunable; e++)
-      if (k->effects.data[e].kind == EFF_STORE)
-        for (int j = 0; j < k->nodes.len; j++)
-          if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].ref == k->effects.data[e].ref)
-            k->untunable = "it reads a field it writes, so trial runs would change it";
+    for (int f = 0; f < p->fields.len && !k->untunable; f++)
+      if (ir_stores_field(k, f) && ir_reads_field(k, f))
+        k->untunable = "it reads a field it writes, so trial runs would change it";
     if (k->gpu == GPU_SMEM)
       k->untunable = "the smem tile is sized at compile time; use --block and --march";
     {

@@ -39,22 +39,6 @@ static int reads_var(const IrProgram *p, int id, int v)
   return 0;
 }
 
-static int kernel_loads(const IrKernel *k, int f)
-{
-  for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].ref == f)
-      return 1;
-  return 0;
-}
-
-static int kernel_stores(const IrKernel *k, int f)
-{
-  for (int i = 0; i < k->effects.len; i++)
-    if (k->effects.data[i].kind == EFF_STORE && k->effects.data[i].ref == f)
-      return 1;
-  return 0;
-}
-
 /* Is the loop fusable? Fills tb's kernel and pairs; returns why not, or NULL. */
 static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
 {
@@ -70,15 +54,15 @@ static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
     if (s->kind != H_SWAP)
       return "its body is not a kernel call followed by swaps";
     int a = s->field, c = s->field2;
-    int next = kernel_stores(k, a) ? a : kernel_stores(k, c) ? c : -1;
+    int next = ir_stores_field(k, a) ? a : ir_stores_field(k, c) ? c : -1;
     if (next < 0)
       return arena_printf(p->arena, "it swaps %s and %s, but kernel %s writes neither", p->fields.data[a].label,
                           p->fields.data[c].label, k->name);
     int cur = next == a ? c : a;
-    if (kernel_stores(k, cur))
+    if (ir_stores_field(k, cur))
       return arena_printf(p->arena, "kernel %s writes both %s and %s", k->name, p->fields.data[a].label,
                           p->fields.data[c].label);
-    if (!kernel_loads(k, cur))
+    if (!ir_reads_field(k, cur))
       return arena_printf(p->arena, "kernel %s writes %s but does not read %s, the field it is swapped with", k->name,
                           p->fields.data[next].label, p->fields.data[cur].label);
     if (tb->npairs == MAX_TB_PAIRS)
@@ -101,7 +85,7 @@ static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
                           p->fields.data[f].label);
   }
   for (int q = 0; q < tb->npairs; q++)
-    if (kernel_loads(k, tb->next[q]))
+    if (ir_reads_field(k, tb->next[q]))
       return arena_printf(p->arena, "kernel %s reads %s, which it also writes (a second time level)", k->name,
                           p->fields.data[tb->next[q]].label);
   for (int a = 0; a < call->args.len; a++) {
@@ -139,7 +123,7 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
       return 1;
     if (s->kind == H_CALL) {
       const IrKernel *k = p->kernels.data[s->kernel];
-      if (kernel_loads(k, f))
+      if (ir_reads_field(k, f))
         return 1;
     }
     if (mentions(p, &s->body, 0, f) || mentions(p, &s->els, 0, f))
