@@ -9,6 +9,7 @@
 #          QUICK=1     verification only, no timing
 #          ONLY=a|b   verify only these cases (names as in verify_cases)
 #          SKIP_TB=1   no temporal-blocking sections; TB_ONLY=1 only those
+#          TB_CASES=regex  only the temporal-blocking programs that match
 #          OUT=dir     where logs go (default: a temporary folder)
 #          SECTIONS=a,b  only these of: verify (with ONLY=), steps (the
 #                      optimization steps of docs/optimizations.md), lib
@@ -364,9 +365,21 @@ fi
 # Each program built with --tb=T (T = 1..8) for CUDA (-fmad=false) against
 # the single-step --target=c run: fields within 1e-6, printed values as
 # listed (the step counts are not multiples of most T: remainders run).
+# 2-D kernels also with their other realisations: sT is --tb=T
+# --tb-exchange=shfl (warp shuffles), vT --tb=T --tb-vec=2 (two columns per
+# thread through shared memory). With SANITIZE=1, compute-sanitizer's
+# racecheck and memcheck run the T = 3 and T = 8 builds too.
+TB_VARIANTS="1 2 3 4 5 6 7 8 s2 s3 s5 s8 v3 v8"
+tb_flags() {
+  case $1 in
+    s*) echo "--tb=${1#s} --tb-exchange=shfl" ;;
+    v*) echo "--tb=${1#v} --tb-vec=2" ;;
+    *) echo "--tb=$1" ;;
+  esac
+}
 # name | program | args | fields | printed values (rel tol 1e-9)
 tb_cases() {
-  cat <<'CASES'
+  cat <<'CASES' | grep -E "${TB_CASES:-.}"  # TB_CASES=regex: only the matching programs
 tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double c:double cn:double d:double e:double|sums :
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float wrk2:float|Gosa :
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float fn:float|Total heat :;Peak :
@@ -380,12 +393,13 @@ if [ "${SKIP_TB:-0}" != 1 ]; then
   mkdir -p "$T/tb"
   while IFS='|' read -r ex src args fields values; do
     build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/tb/$ex.cpu" "$src" >/dev/null 2>&1 || { say "  $ex: CPU BUILD FAILED"; fail=1; }
-    for t in 1 2 3 4 5 6 7 8; do
-      printf 'build/stencilc --target=cuda --tb=%s --cflags="-O3 -fmad=false" --build -o %s %s > %s.log 2>&1\n' \
-        "$t" "$T/tb/$ex.tb$t" "$src" "$T/tb/$ex.tb$t" > "$T/tb/$ex.tb$t.sh"
+    for t in $TB_VARIANTS; do
+      printf 'build/stencilc --target=cuda %s --cflags="-O3 -fmad=false" --build -o %s %s > %s.log 2>&1\n' \
+        "$(tb_flags "$t")" "$T/tb/$ex.tb$t" "$src" "$T/tb/$ex.tb$t" > "$T/tb/$ex.tb$t.sh"
     done
   done < <(tb_cases)
   find "$T/tb" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
+  ncase=0
   while IFS='|' read -r ex src args fields values; do
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/tb/$ex.cpu.${f%%:*}"; done
@@ -393,7 +407,8 @@ if [ "${SKIP_TB:-0}" != 1 ]; then
     # shellcheck disable=SC2086
     (cd "$T/tb/run.$ex.cpu" && "$T/tb/$ex.cpu" $args $saves > "$T/tb/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
     line="  $ex:"
-    for t in 1 2 3 4 5 6 7 8; do
+    ncase=$((ncase + 1))
+    for t in $TB_VARIANTS; do
       exe="$T/tb/$ex.tb$t"
       [ -x "$exe" ] || { line="$line T=$t BUILD FAILED ($(grep -m1 error "$exe.log"))"; fail=1; continue; }
       saves=""
@@ -412,9 +427,21 @@ if [ "${SKIP_TB:-0}" != 1 ]; then
         tests/tools/numcmp.sh "$l" 1e-9 "$exe.out" "$T/tb/$ex.cpu.out" >> "$LOG/gpu.log" 2>&1 || ok=0
       done
       if [ $ok = 1 ]; then line="$line T=$t ok"; else line="$line T=$t MISMATCH"; fail=1; fi
+      case " ${SANITIZE:-0}:$t " in
+        " 1:3 "|" 1:8 ")
+          for tool in racecheck memcheck; do
+            # shellcheck disable=SC2086
+            if (cd "$exe.run" && compute-sanitizer --tool $tool --error-exitcode 9 "$exe" $args > "$exe.$tool" 2>&1); then
+              line="$line ($tool clean)"
+            else
+              line="$line ($tool: $(grep -m1 -E 'ERROR|Error|error' "$exe.$tool"))"; fail=1
+            fi
+          done ;;
+      esac
     done
     say "$line"
   done < <(tb_cases)
+  [ "$ncase" -gt 0 ] || { say "  no program verified (TB_CASES=$TB_CASES matches none)"; fail=1; }
 fi
 
 [ "${QUICK:-0}" = 1 ] && { [ $fail = 0 ] && say "all verified" || say "FAILURES above"; exit $fail; }
@@ -513,11 +540,11 @@ fi
 # ---- temporal blocking: timing ---------------------------------------------
 # example | size | args | cells per step | steps | variants (flags|...; "1" is single steps)
 tb_timing() {
-  cat <<'CASES'
-bench/jacobi5|16384^2 x1000|--N=16384 --STEPS=1000|16382*16382|1000|--tb=1;--tb=4;--tb=6;--tb=8;--tb=4 --tb-vec=8;--tb=6 --tb-vec=2;--tb=8 --tb-vec=2;--tb=8 --tb-vec=1;--tb=4 --block=64;--tb=4 --block=256;--tb=4 --march=512;--tb=4 --march=64
+  cat <<'CASES' | grep -E "${TB_CASES:-.}"  # TB_CASES=regex: only the matching programs
+bench/jacobi5|16384^2 x1000|--N=16384 --STEPS=1000|16382*16382|1000|--tb=1;--tb=4;--tb=6;--tb=8;--tb=8 --block=64;--tb=8 --block=256;--tb=8 --march=256;--tb=8 --march=1024;--tb=8 --tb-vec=2;--tb=4 --tb-vec=2;--tb=8 --tb-exchange=shfl --tb-vec=2;--tb=4 --tb-exchange=shfl
 diffusion3d|512^3 x1000|--N=512 --STEPS=1000|510*510*510|1000|--tb=1;--tb=2;--tb=3 --block=32x32
 himeno|L x300|--NI=257 --NJ=257 --NK=513 --ITERS=300|255*255*511|300|--tb=1;--tb=2;--tb=2 -fno-tb-reuse;--tb=2 --march=64;--tb=2 --march=48;--tb=2 --block=32x32;--tb=3;--tb=4
-lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=4 --tb-vec=1;--tb=3 --tb-vec=2;--tb=6 --tb-vec=1
+lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=6;--tb=3 --block=64;--tb=3 --block=256;--tb=3 --march=128;--tb=3 --tb-vec=2;--tb=2 --tb-exchange=shfl;--tb=3 --tb-exchange=shfl
 CASES
 }
 if [ "${SKIP_TB:-0}" != 1 ]; then

@@ -151,8 +151,11 @@ static const OptDef optdefs[] = {
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
-  { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each lane computes (1, 2, 4 or 8; default: "
-                           "as many as fit the registers)" },
+  { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each thread computes (1, 2, 4 or 8; default: "
+                           "1, or with --tb-exchange=shfl as many as fit the registers)" },
+  { "--tb-exchange", VALUE, "smem|shfl", "CUDA temporal blocking of 2-D kernels: the threads of a block share their "
+                                         "neighbours' columns through shared memory (smem, the default), or each warp "
+                                         "by shuffles (shfl)" },
   { "--tb", VALUE, "N|auto|K=N,...", "temporal blocking: fuse N steps of each time loop per pass (auto: chosen per kernel; "
                                      "K=N for kernel K only; default: none)" },
   { "--report", FLAG, NULL, "explain every kernel: cost per point, halos, fields, reductions, the CPU and CUDA strategies "
@@ -377,10 +380,14 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
     else if (streq(n, "--tb")) o->pass.tb = value;
-    else if (streq(n, "--tb-vec")) {
+    else if (streq(n, "--tb-exchange")) {
+      if (!streq(value, "smem") && !streq(value, "shfl"))
+        bad_usage("--tb-exchange=%s: give smem or shfl", value);
+      o->pass.tb_shfl = streq(value, "shfl");
+    } else if (streq(n, "--tb-vec")) {
       parse_int(value, "--tb-vec", &o->pass.tb_vec);
       if (o->pass.tb_vec != 1 && o->pass.tb_vec != 2 && o->pass.tb_vec != 4 && o->pass.tb_vec != 8)
-        bad_usage("--tb-vec=%s: columns per lane are 1, 2, 4 or 8", value);
+        bad_usage("--tb-vec=%s: columns per thread are 1, 2, 4 or 8", value);
     }
     else if (streq(n, "--list-passes")) o->list_passes = 1;
     else if (streq(n, "--report")) o->report = "text";

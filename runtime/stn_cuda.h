@@ -39,6 +39,15 @@ static inline void stn_cuda_wrote(stn_field *f) { f->wseq = ++stn_cuda_seq; }
 /* No operation in flight writes f (for a read that may precede stn_pdl_wait). */
 static inline bool stn_cuda_settled(const stn_field *f) { return f->wseq < stn_cuda_barrier; }
 #ifdef __CUDACC__
+/* x modulo n in 0 .. n - 1: a periodic coordinate that may lie several
+ * periods away (temporally blocked kernels' halos can be wider than the
+ * grid). */
+__device__ __forceinline__ long stn_wrap(long x, long n)
+{
+  const long r = x % n;
+  return r < 0 ? r + n : r;
+}
+
 __device__ __forceinline__ void stn_pdl_trigger(void)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

@@ -18,8 +18,53 @@
 #include <stdlib.h>
 
 /* The step being printed: loads of cur fields read step t - 1's ring
- * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL). */
-typedef struct TbCuda { const IrTb *tb; int t, ph, v, ns; } TbCuda;
+ * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL, TB_STRIP). */
+typedef struct TbCuda {
+  const IrTb *tb;
+  int t, ph, v, ns;
+  const char *xneed;  /* TB_STRIP: strip_slots; NULL otherwise */
+  int nx;             /* TB_STRIP: slots per step in shared memory; when NX == NS the slot of iteration it_ is the
+                       * phase (constant), else the run-time ws_ */
+} TbCuda;
+
+/* TB_STRIP: the pairs whose rows go through shared memory (some read of
+ * theirs leaves the thread's columns: xneed[q]), the row offsets of those
+ * reads (used[di + r]), and the slots per step: a row written in
+ * iteration s is read up to LAG - dmin iterations later (dmin the lowest
+ * offset used), and one slot more keeps the row an iteration writes apart
+ * from those it reads, so that one barrier per iteration suffices. At
+ * least ns (the register ring's slots): with as many, every slot is a
+ * constant of the unrolled phases. */
+static int strip_slots(const IrKernel *k, const IrTb *tb, int ns, char *xneed, char *used)
+{
+  int R0 = tb->reach[0], dmin = R0;
+  for (int q = 0; q < tb->npairs; q++)
+    xneed[q] = 0;
+  for (int d = 0; d <= 2 * R0; d++)
+    used[d] = 0;
+  for (int n = 0; n < k->nodes.len; n++) {
+    const IrNode *nd = &k->nodes.data[n];
+    int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
+    if (q < 0 || !nd->off[1])
+      continue;
+    xneed[q] = 1;
+    used[nd->off[0] + R0] = 1;
+    if (nd->off[0] < dmin)
+      dmin = nd->off[0];
+  }
+  int nx = R0 + 1 - dmin + 1;
+  return nx > ns ? nx : ns;
+}
+
+/* TB_STRIP: bytes of shared memory per pair (0: none), 16-byte aligned. */
+static size_t strip_bytes(const IrProgram *p, const IrTb *tb, int q, const char *xneed, int nx)
+{
+  if (!xneed[q])
+    return 0;
+  size_t w = (size_t)(tb->block[0] * tb->vec + 2 * tb->reach[1]);
+  size_t bytes = (size_t)tb->steps * (size_t)nx * w * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4);
+  return (bytes + 15) / 16 * 16;
+}
 
 /* TB_SMEM: is field f one whose own-point value step 1 keeps (IrTb.keep)? */
 static int kept(const IrTb *tb, int f)
@@ -94,13 +139,14 @@ static int ring_load(Printer *pr, const IrNode *n)
   return 1;
 }
 
-/* Wrapped coordinate `name` of unwrapped `expr` along dimension d. */
+/* Wrapped coordinate `name` of unwrapped `expr` along dimension d (any
+ * number of periods away: a block's halo of T x reach points can be wider
+ * than the grid). */
 static void print_wrapped(Buf *b, const IrGrid *g, const char *gname, int d, const char *name, const char *expr, int depth)
 {
   indent(b, depth);
   if (g->periodic[d])
-    buf_printf(b, "const I %s = (I)(%s < 0 ? %s + %s.n[%d] : %s >= %s.n[%d] ? %s - %s.n[%d] : %s);\n", name, expr, expr,
-               gname, d, expr, gname, d, expr, gname, d, expr);
+    buf_printf(b, "const I %s = (I)stn_wrap(%s, (long)%s.n[%d]);\n", name, expr, gname, d);
   else
     buf_printf(b, "const I %s = (I)(%s);\n", name, expr);
 }
@@ -198,7 +244,10 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   for (int q = 0; q < tb->npairs; q++) {
     if (t < T)
       buf_printf(b, "            q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
-    else
+    if (t < T && hook->xneed && hook->xneed[q])
+      buf_printf(b, "            x%d_[(%d * NX_ + %s) * W_ + PAD_ + tid_ * V_ + %d] = v%d_;\n", q, t,
+                 hook->nx == hook->ns ? arena_printf(p->arena, "%d", hook->ph) : "ws_", v, q);
+    else if (t == T)
       buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
     if (t == T - 1)
       buf_printf(b, "            if (prev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n", v,
@@ -225,14 +274,15 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
     else
       buf_printf(b, "        if (s_ - %d >= i0_ - %d && s_ - %d < i1_ + %d) { /* step %d: row s_ - %d */\n", t * LAG,
                  (T - t) * R0, t * LAG, (T - t) * R0, t, t * LAG);
-    buf_printf(b, "          const long q_ = s_ - %d;\n", t * LAG);
+    buf_printf(b, "          const I q_ = s_ - %d;\n", t * LAG);
     print_wrapped(b, g, gname, 0, "i", "q_", 5);
     if (!fast) {
       buf_puts(b, "          const bool pa_ = ");
       print_allocated(b, g, gname, 0, "i");
-      buf_puts(b, ", pr_ = i >= i_lo_ && i < i_hi_;\n");
+      buf_puts(b, ", pr_ = i >= (I)i_lo_ && i < (I)i_hi_;\n");
     }
-    /* The neighbours' registers this step reads, by shuffle. */
+    /* The neighbours' columns this step reads: by shuffle (TB_SHFL), or
+     * from the rows they wrote to shared memory (TB_STRIP). */
     Vec(int) seen = { 0 };
     for (int v = 0; v < V; v++) {
       hook->v = v;
@@ -253,8 +303,16 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
         vec_push(&seen, key);
         buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
         shfl_name(b, q, slot, vv, L);
-        buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot, vv,
-                   abs(L));
+        int di = nd->off[0], col = L * V + vv;
+        if (hook->xneed && hook->nx == hook->ns) /* from the row the thread L away wrote to shared memory */
+          buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1,
+                     pos_mod(ph - (LAG - di), hook->nx), col < 0 ? '-' : '+', abs(col));
+        else if (hook->xneed)
+          buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1, di < 0 ? 'm' : 'p',
+                     abs(di), col < 0 ? '-' : '+', abs(col));
+        else
+          buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot,
+                     vv, abs(L));
       }
     }
     vec_free(&seen);
@@ -304,11 +362,16 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
   }
 }
 
-/* The TB_SHFL kernel (2-D): warps stream along i independently. Lane l
- * of a warp holds columns wj0_ + l V .. + V - 1 of every step's last 2r+1
- * rows in registers, q<pair>_[step][slot][column], the ring unrolled so
- * that every index is a constant: iteration it_ brings row s_ of step 0
- * into slot it_ mod NS_, and the loop advances NS_ iterations at a time. */
+/* The 2-D kernels, TB_SHFL and TB_STRIP: a strip of columns streams
+ * along i. Thread l of the strip holds columns wj0_ + l V .. + V - 1 of
+ * every step's last 2r+1 rows in registers, q<pair>_[step][slot][column],
+ * the ring unrolled so that every index is a constant: iteration it_
+ * brings row s_ of step 0 into slot it_ mod NS_, and the loop advances
+ * NS_ iterations at a time. TB_SHFL: a strip per warp, the neighbours'
+ * columns by shuffles. TB_STRIP: a strip per block; every step also
+ * writes its newest row to x<pair>_[step][slot][column] in shared memory,
+ * slot ws_ = it_ mod NX_, and the next step reads its neighbours' columns
+ * there; a barrier ends each iteration. */
 static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level, int predicated)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
@@ -318,15 +381,40 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   /* Ring of 2r + 1 rows per step (one more when a predicated store reads
    * step t - 2 at the row being computed). */
   int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
-  int H = (T * R1 + V - 1) / V * V;
+  int H = (T * R1 + V - 1) / V * V, strip = tb->cuda == TB_STRIP, NX = 0;
+  char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * tb->reach[0] + 1));
   hook->ns = NS;
   print_tb_head(b, p, tb, 32 * tb->warps, use_level, pr->names);
-  buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_, M_ = %d };\n", T, NS, V, H, tb->march);
+  if (strip) {
+    NX = strip_slots(k, tb, NS, xneed, used);
+    hook->xneed = xneed;
+    hook->nx = NX;
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, M_ = %d, NX_ = %d, "
+               "PAD_ = %d, W_ = NT_ * V_ + 2 * PAD_ };\n", T, NS, V, H, tb->block[0], tb->march, NX, R1);
+  } else
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_, M_ = %d };\n", T, NS, V, H, tb->march);
   buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
   print_red_locals(b, p, k);
-  buf_puts(b, "  const int lane_ = threadIdx.x & 31;\n");
-  buf_puts(b, "  const long wj0_ = ((long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * OWN_ - H_ + lane_ * V_;\n");
-  buf_puts(b, "  const bool own_lane_ = lane_ >= H_ / V_ && lane_ < 32 - H_ / V_;\n");
+  if (strip) {
+    buf_puts(b, "  const int tid_ = threadIdx.x;\n");
+    buf_puts(b, "  const long wj0_ = (long)blockIdx.x * OWN_ - H_ + tid_ * V_;\n");
+    buf_puts(b, "  const bool own_lane_ = tid_ >= H_ / V_ && tid_ < NT_ - H_ / V_;\n");
+    buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
+    size_t off = 0;
+    for (int q = 0; q < tb->npairs; q++)
+      if (xneed[q]) {
+        const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+        buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest rows, [T_][NX_][W_] */\n",
+                   ty, q, ty, off, p->fields.data[tb->cur[q]].label);
+        off += strip_bytes(p, tb, q, xneed, NX);
+      }
+    if (NX != NS)
+      buf_puts(b, "  int ws_ = 0;  /* the slot of this iteration's rows */\n");
+  } else {
+    buf_puts(b, "  const int lane_ = threadIdx.x & 31;\n");
+    buf_puts(b, "  const long wj0_ = ((long)blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5)) * OWN_ - H_ + lane_ * V_;\n");
+    buf_puts(b, "  const bool own_lane_ = lane_ >= H_ / V_ && lane_ < 32 - H_ / V_;\n");
+  }
   for (int v = 0; v < V; v++) {
     char e[32];
     snprintf(e, sizeof e, "wj0_ + %d", v);
@@ -341,17 +429,19 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   buf_puts(b, "  const bool crall_ = cr0_");
   for (int v = 1; v < V; v++)
     buf_printf(b, " && cr%d_", v);
-  buf_puts(b, ";  /* all this lane's columns in the region */\n");
-  buf_printf(b, "  const long i0_ = (long)blockIdx.y * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
+  buf_puts(b, ";  /* all this thread's columns in the region */\n");
+  buf_printf(b, "  const I i0_ = (I)blockIdx.y * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
              gname, gname);
-  /* Rows of step 0 are fetched PF_ rows ahead (loads in flight while
-   * earlier rows are computed), 16 bytes at a time where a lane's columns
-   * allow it: all allocated, not wrapping. */
-  int D = 2;
+  /* Rows of step 0 are fetched D rows ahead (loads in flight while
+   * earlier rows are computed) into a ring of NS_ slots, the row of
+   * iteration it_ in slot it_ mod NS_, a constant of the unrolled phase
+   * (register moves would wait for the loads); 16 bytes at a time where a
+   * thread's columns allow it: all allocated, not wrapping. */
+  int D = NS > 2 ? 2 : 1;
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[%d][V_];  /* %s: every step's last rows; the next rows of step 0 */\n", ty,
-               q, q, D, p->fields.data[tb->cur[q]].label);
+    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[NS_][V_];  /* %s: every step's last rows; the next rows of step 0 */\n",
+               ty, q, q, p->fields.data[tb->cur[q]].label);
   }
   int vec_bytes = 0; /* a lane's columns of every pair as 16-byte loads */
   if (!g->periodic[1]) {
@@ -361,7 +451,7 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   }
   if (vec_bytes)
     buf_printf(b, "  const bool vok_ = ca0_ && ca%d_;  /* whole 16-byte loads and stores */\n", V - 1);
-  buf_puts(b, "  auto fetch_ = [&](long s_, int d_) {\n");
+  buf_puts(b, "  auto fetch_ = [&](I s_, int d_) {\n");
   print_wrapped(b, g, gname, 0, "i", "s_", 2);
   buf_puts(b, "    const bool pa_ = ");
   print_allocated(b, g, gname, 0, "i");
@@ -388,16 +478,23 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   buf_puts(b, "  };\n");
   for (int d = 0; d < D; d++)
     buf_printf(b, "  fetch_(i0_ - T_ * %d + %d, %d);\n", R0, d, d);
-  buf_printf(b, "  const int rows_ = (int)(i1_ - i0_), iters_ = rows_ + T_ * %d;  /* rows of step 0: first i0_ - T r */\n", R0 + LAG);
+  /* Iterations: rows of step 0 from i0_ - T r, whole groups of NS_ (the
+   * last ones compute rows nobody needs, and store nothing). */
+  buf_printf(b, "  const int rows_ = (int)(i1_ - i0_), iters_ = (rows_ + T_ * %d + NS_ - 1) / NS_ * NS_;\n", R0 + LAG);
   buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
   for (int ph = 0; ph < NS; ph++) {
-    buf_printf(b, "    if (it0_ + %d < iters_) { /* iteration it0_ + %d: row s_ of step 0 comes last, into slot %d */\n", ph,
-               ph, ph);
-    buf_printf(b, "      const long s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
+    buf_printf(b, "    { /* iteration it0_ + %d: row s_ of step 0 comes last, into slot %d */\n", ph, ph);
+    buf_printf(b, "      const I s_ = i0_ - T_ * %d + it0_ + %d;\n", R0, ph);
+    for (int d = 0; strip && NX != NS && d <= 2 * R0; d++)
+      if (used[d]) { /* the slot of the rows read at offset d - R0: written LAG - (d - R0) iterations ago */
+        int K = LAG - (d - R0);
+        buf_printf(b, "      const int xs_%c%d_ = ws_ >= %d ? ws_ - %d : ws_ + %d;  /* rows written %d iteration%s ago */\n",
+                   d < R0 ? 'm' : 'p', abs(d - R0), K, K, NX - K, K, K == 1 ? "" : "s");
+      }
     if (g->periodic[0])
       buf_puts(b, "      const bool steady_ = false;  /* rows wrap: each step checks */\n");
     else
-      buf_printf(b, "      const bool steady_ = it0_ + %d >= %d && it0_ + %d < rows_ + %d && s_ - %d >= i_lo_ && s_ - %d < i_hi_;\n",
+      buf_printf(b, "      const bool steady_ = it0_ + %d >= %d && it0_ + %d < rows_ + %d && s_ - %d >= (I)i_lo_ && s_ - %d < (I)i_hi_;\n",
                  ph, T * (2 * R0 + 1), ph, 2 * T * R0 + 1, T * LAG, LAG);
     /* In the middle of the march every step has a row to compute, inside
      * the region: straight code (fast); otherwise each step and column
@@ -410,16 +507,22 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
     for (int q = 0; q < tb->npairs; q++)
       for (int v = 0; v < V; v++) {
-        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[0][%d];\n", q, ph, v, q, v);
-        for (int d = 1; d < D; d++)
-          buf_printf(b, "      pf%d_[%d][%d] = pf%d_[%d][%d];\n", q, d - 1, v, q, d, v);
+        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
+        if (strip && xneed[q])
+          buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q,
+                     NX == NS ? arena_printf(p->arena, "%d", ph) : "ws_", v, q, ph, v);
       }
-    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + %d, %d);\n", ph + D, D, D - 1);
+    if (strip)
+      buf_puts(b, "      __syncthreads();  /* this iteration's rows written, the oldest read */\n");
+    if (strip && NX != NS)
+      buf_puts(b, "      ws_ = ws_ == NX_ - 1 ? 0 : ws_ + 1;\n");
+    buf_printf(b, "      if (it0_ + %d < iters_)\n        fetch_(s_ + %d, %d);\n", ph + D, D, (ph + D) % NS);
     buf_puts(b, "    }\n");
   }
   buf_puts(b, "  }\n");
   cuda_print_block_reduce(b, p, k, "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
+  free(used);
 }
 
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
@@ -448,12 +551,12 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
     skip[f] = ir_tb_pair_of_cur(tb, f) >= 0;
-  TbCuda hook = { tb, 1, 0, 0, NS };
+  TbCuda hook = { tb, 1, 0, 0, NS, NULL, 0 };
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1, .print_load = ring_load,
                  .hook = &hook, .wrap_skip = skip };
   const char *kx = index_name(r - 1);
 
-  if (tb->cuda == TB_SHFL) {
+  if (tb->cuda != TB_SMEM) {
     pr.print_load = reg_load;
     print_shfl_kernel(b, p, tb, &pr, use_level, predicated);
   } else {
@@ -499,7 +602,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   if (r == 3)
     buf_printf(b, " && ty_ >= H1_ && ty_ < BY_ - H1_ && jj_ < (long)%s.n[1]", gname);
   buf_puts(b, ";\n");
-  buf_printf(b, "  const long i0_ = (long)blockIdx.%s * M_, i1_ = i0_ + M_ < (long)%s.n[0] ? i0_ + M_ : (long)%s.n[0];\n",
+  buf_printf(b, "  const I i0_ = (I)blockIdx.%s * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
              r == 3 ? "z" : "y", gname, gname);
   /* Iteration it_ brings plane s_ = i0_ - T r + it_ of step 0 (stored
    * last); step t computes plane s_ - t LAG. Plane s_ + d lives in ring
@@ -508,7 +611,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   buf_printf(b, "  const int iters_ = (int)(i1_ - i0_) + T_ * %d;\n", R0 + LAG);
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  %s pf%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
-  buf_puts(b, "  auto fetch_ = [&](long s_) {\n");
+  buf_puts(b, "  auto fetch_ = [&](I s_) {\n");
   print_wrapped(b, g, gname, 0, "i", "s_", 2);
   buf_puts(b, "    const bool in_ = col_alloc_ && ");
   print_allocated(b, g, gname, 0, "i");
@@ -528,7 +631,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                delay, f->label);
   }
   buf_puts(b, "  for (int it_ = 0; it_ < iters_; it_++) {\n");
-  buf_printf(b, "    const long s_ = i0_ - T_ * %d + it_;\n", R0);
+  buf_printf(b, "    const I s_ = i0_ - T_ * %d + it_;\n", R0);
   for (int j = 0; j < tb->nkeep; j++) {
     const IrField *f = &p->fields.data[tb->keep[j]];
     buf_printf(b, "    %s kp_%s_ = 0;\n", ctype(f->ty), cname(p, f->name));
@@ -537,7 +640,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     hook.t = t;
     pr.last_line = 0;
     buf_printf(b, "    { /* step %d: plane s_ - %d */\n", t, t * LAG);
-    buf_printf(b, "      const long q_ = s_ - %d;\n", t * LAG);
+    buf_printf(b, "      const I q_ = s_ - %d;\n", t * LAG);
     buf_printf(b, "      if (q_ >= i0_ - %d && q_ < i1_ + %d && tx_ >= %d && tx_ < BX_ - %d", (T - t) * R0, (T - t) * R0,
                t * R2, t * R2);
     if (r == 3)
@@ -555,7 +658,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     }
     buf_puts(b, "        const I c_ = ");
     buf_printf(b, "i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
-    buf_puts(b, "        const bool region_ = col_region_ && i >= i_lo_ && i < i_hi_;\n");
+    buf_puts(b, "        const bool region_ = col_region_ && i >= (I)i_lo_ && i < (I)i_hi_;\n");
     for (int q = 0; q < tb->npairs; q++)
       buf_printf(b, "        %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
     buf_puts(b, "        if (region_) {\n");
@@ -676,13 +779,22 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   size_t smem = 0;
   for (int q = 0; q < tb->npairs && tb->cuda == TB_SMEM; q++)
     smem += (size_t)(p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4) * (size_t)(T * NS * BY * BX);
-  buf_printf(b, "  const size_t smem_ = %zu;  /* the rings of all pairs */\n", smem);
+  if (tb->cuda == TB_STRIP) {
+    char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * tb->reach[0] + 1));
+    int nx = strip_slots(k, tb, 2 * R0 + 1 + !!predicated, xneed, used);
+    for (int q = 0; q < tb->npairs; q++)
+      smem += strip_bytes(p, tb, q, xneed, nx);
+    free(used);
+  }
+  buf_printf(b, "  const size_t smem_ = %zu;  /* %s */\n", smem,
+             tb->cuda == TB_SMEM ? "the rings of all pairs" : "every step's newest rows");
   if (k->reds.len) {
     cuda_print_red_decls(b, k);
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
-  if (tb->cuda == TB_SHFL) {
-    int H = (T * R2 + tb->vec - 1) / tb->vec * tb->vec, own = tb->warps * (32 * tb->vec - 2 * H);
+  if (tb->cuda != TB_SMEM) {
+    int H = (T * R2 + tb->vec - 1) / tb->vec * tb->vec;
+    int own = tb->cuda == TB_SHFL ? tb->warps * (32 * tb->vec - 2 * H) : 32 * tb->warps * tb->vec - 2 * H;
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
     buf_printf(b, "  const dim3 grid((unsigned)((%s.n[1] + %d - 1) / %d)", gname, own, own);
   } else {

@@ -142,8 +142,11 @@ typedef struct IrTb {
   int prev_live;           /* main reads a next field after the loop: always write step s + steps - 1 */
   /* CUDA (decided in the pass): how the steps are realised, threads per
    * block along the contiguous dimension and the next, planes of
-   * dimension 0 per block; TB_SHFL: points per lane and warps per block */
-  enum { TB_SMEM, TB_SHFL } cuda;
+   * dimension 0 per block; 2-D (TB_STRIP, TB_SHFL): points per thread,
+   * and warps per block. TB_STRIP: the threads of a block share one strip
+   * of columns, neighbours through shared memory; TB_SHFL: each warp its
+   * own strip, neighbours by warp shuffles */
+  enum { TB_SMEM, TB_SHFL, TB_STRIP } cuda;
   int block[MAX_RANK], march;
   int vec, warps;
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:

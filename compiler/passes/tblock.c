@@ -189,21 +189,28 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   if (k->rank == 2) {
-    /* 2-D: registers and warp shuffles. Each lane keeps `vec` neighbouring
-     * columns of every step's last 2r + 1 rows; the neighbours of its edge
-     * columns come from the next lanes by shuffles, so the warps of a
-     * block never wait for each other. Columns per lane from the H100
-     * sweep (docs/benchmarks.md): 4 for up to 3 steps, 2 beyond (more
-     * registers cost more occupancy than the shuffles they save), 1 for
-     * several pairs (lbm_d2q9's nine). */
-    t->cuda = TB_SHFL;
-    t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
+    /* 2-D: each thread keeps `vec` neighbouring columns of every step's
+     * last 2r + 1 rows in registers. TB_STRIP (the default): the threads
+     * of a block share one strip of columns, each step hands its newest
+     * row to the next step's neighbours through shared memory (one
+     * barrier per row), so only the block's edges are halo; one column
+     * per thread, 128 threads, 512 rows (bench/tb2d.cu, H100: jacobi5 at
+     * T = 8 1587 GCells/s, against 1391-1495 for 256 threads and 1311-1361
+     * for two columns). TB_SHFL (--tb-exchange=shfl): each warp its own
+     * strip, the neighbours from the next lanes by shuffles, no barriers,
+     * but a halo at every warp's edges; 4 columns per lane for up to 3
+     * steps, 2 beyond, 1 for several pairs (lbm_d2q9's nine). */
+    t->cuda = o->tb_shfl ? TB_SHFL : TB_STRIP;
+    if (t->cuda == TB_SHFL)
+      t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
+    else
+      t->vec = 1;
     if (o->tb_vec)
       t->vec = o->tb_vec;
     t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
-    t->march = o->march ? o->march : 128;
+    t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 512;
     return;
   }
   t->cuda = TB_SMEM;
@@ -287,9 +294,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           choose_shape(t, k, o);
           choose_tiles(t, k);
           int halo_x = steps * t->reach[k->rank - 1];
-          if (t->cuda == TB_SHFL) /* whole lanes of halo */
+          if (t->cuda != TB_SMEM) /* whole threads of halo */
             halo_x = (halo_x + t->vec - 1) / t->vec * t->vec;
-          int own_x = (t->cuda == TB_SHFL ? 32 * t->vec : t->block[0]) - 2 * halo_x;
+          int own_x = (t->cuda == TB_SHFL ? 32 * t->vec : t->cuda == TB_STRIP ? t->block[0] * t->vec : t->block[0]) - 2 * halo_x;
           int own_y = k->rank == 3 ? t->block[1] - 2 * steps * t->reach[1] : 1;
           if (o->target == TARGET_CUDA && (own_x < 1 || own_y < 1)) {
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
@@ -304,6 +311,11 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each warp streams along i with every "
                                   "step's rows in registers, %d columns per lane, neighbours by warp shuffles; %d "
                                   "warps per block, marching %d rows", steps, k->name, reach, t->vec, t->warps, t->march);
+          else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
+            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
+                                  "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
+                                  "%d threads per block, marching %d rows", steps, k->name, reach, t->vec,
+                                  t->vec == 1 ? "" : "s", t->block[0], t->march);
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %d planes%s", steps, k->name, reach,
