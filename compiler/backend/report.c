@@ -6,6 +6,7 @@
  * IR programs, one through the OpenMP pipeline and one through CUDA's. */
 #include "backend/report.h"
 #include "backend/cg_common.h"
+#include "backend/cg_cuda.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,8 +258,9 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     if (loops.data[i]->tb) {
       Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
       if (pt.found)
-        fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads) (ptxas, sm_90)\n", pt.regs,
-                pt.spill_st, pt.spill_ld);
+        fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per "
+                "block (ptxas, sm_90; shared memory: the launch's dynamic size)\n", pt.regs, pt.spill_st, pt.spill_ld,
+                cg_cuda_tb_smem(gpu, loops.data[i]->tb));
     }
   }
   vec_free(&loops);

@@ -194,9 +194,10 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
      * of a block share one strip of columns, each step hands its newest
      * row to the next step's neighbours through shared memory (one
      * barrier per row), so only the block's edges are halo; one column
-     * per thread, 128 threads, 512 rows (bench/tb2d.cu, H100: jacobi5 at
-     * T = 8 1587 GCells/s, against 1391-1495 for 256 threads and 1311-1361
-     * for two columns). TB_SHFL (--tb-exchange=shfl): each warp its own
+     * per thread, 128 threads (bench/tb2d.cu, H100: jacobi5 at T = 8 1587
+     * GCells/s, against 1391-1495 for 256 threads and 1311-1361 for two
+     * columns), 256 rows (generated: 1553 GCells/s, 512 rows 1356: the
+     * edge strips' blocks, slower, end later). TB_SHFL (--tb-exchange=shfl): each warp its own
      * strip, the neighbours from the next lanes by shuffles, no barriers,
      * but a halo at every warp's edges; 4 columns per lane for up to 3
      * steps, 2 beyond, 1 for several pairs (lbm_d2q9's nine). */
@@ -210,7 +211,7 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
     t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
-    t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 512;
+    t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 256;
     return;
   }
   t->cuda = TB_SMEM;
