@@ -17,6 +17,28 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
             cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most)
+{
+  int per_sm = 0, sms = 0, dev = 0;
+  STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  STN_CUDA_CHECK(cudaGetDevice(&dev));
+  STN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  long slots = (long)per_sm * sms;
+  if (slots <= 0 || rows <= 0 || columns <= 0)
+    return most;
+  int best = most;
+  double best_cost = 0;
+  for (int m = most; m >= most / 4 && m >= 1; m--) { /* ties: the longer march */
+    long blocks = columns * ((rows + m - 1) / m), waves = (blocks + slots - 1) / slots;
+    double cost = (double)waves * (m + warm);
+    if (m == most || cost < best_cost) {
+      best = m;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
 {
   cudaError_t err = cudaGetLastError();

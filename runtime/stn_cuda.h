@@ -17,6 +17,13 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
 /* After a launch: reports the kernel's name and launch shape on failure. */
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
 
+/* Rows (planes) per block of a temporally blocked kernel, at most `most`:
+ * its blocks are long, and a last wave that fills few of the GPU's block
+ * slots leaves the rest idle, so the march is the one that minimises
+ * waves x (rows + warm), warm being the rows a block computes beyond its
+ * own; `columns` blocks side by side per band of rows. */
+int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most);
+
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the
  * gpu pass marks (IrKernel.pdl) lets the next launch start as soon as all
  * of its blocks have started (stn_pdl_trigger at its top) and, before any

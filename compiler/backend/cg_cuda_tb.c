@@ -162,7 +162,8 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
 /* TB_SHFL: column v of step t in phase ph. fast: known to be in the region. */
 /* The blocked kernel's title comment and signature: cur fields with their
  * scratch, next fields, the other fields read, the partials, the region,
- * prev_ (write step T - 1 into next), and the values the host passes. */
+ * prev_ (write step T - 1 into next), M_ (rows of dimension 0 per
+ * block), and the values the host passes. */
 static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
@@ -185,7 +186,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
     buf_puts(b, ", double *__restrict__ stn_part");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-  buf_puts(b, ", int prev_");
+  buf_puts(b, ", int prev_, int M_");
   for (int i = 0; i < k->nodes.len; i++)
     if (cuda_passed(k, use_level, i))
       buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), names[i]);
@@ -389,10 +390,10 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
     NX = strip_slots(k, tb, NS, xneed, used);
     hook->xneed = xneed;
     hook->nx = NX;
-    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, M_ = %d, NX_ = %d, "
-               "PAD_ = %d, W_ = NT_ * V_ + 2 * PAD_ };\n", T, NS, V, H, tb->block[0], tb->march, NX, R1);
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, NX_ = %d, "
+               "PAD_ = %d, W_ = NT_ * V_ + 2 * PAD_ };\n", T, NS, V, H, tb->block[0], NX, R1);
   } else
-    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_, M_ = %d };\n", T, NS, V, H, tb->march);
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_ };\n", T, NS, V, H);
   buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
   print_red_locals(b, p, k);
   /* The blocks of the first and the last strip run first: their edge
@@ -603,8 +604,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   } else {
   /* ---- the device kernel ---- */
   print_tb_head(b, p, tb, BX * BY, use_level, dnames);
-  buf_printf(b, "  enum { T_ = %d, NS_ = %d, BX_ = %d, BY_ = %d, H1_ = %d, H2_ = %d, M_ = %d };\n", T, NS, BX, BY, T * R1,
-             T * R2, tb->march);
+  buf_printf(b, "  enum { T_ = %d, NS_ = %d, BX_ = %d, BY_ = %d, H1_ = %d, H2_ = %d };\n", T, NS, BX, BY, T * R1, T * R2);
   /* The rings: lv<q>_[step][slot][row][column], step 0 .. T - 1. */
   buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
   buf_puts(b, "  char *sm_ = (char *)stn_smem_;\n");
@@ -824,24 +824,34 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     cuda_print_red_decls(b, k);
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
+  /* Blocks side by side (gx_, gy_), and bands of march_ rows along
+   * dimension 0: at most tb->march, fewer where that fills the GPU's
+   * waves of blocks better (stn_cuda_tb_march, once), unless --march. */
   if (tb->cuda != TB_SMEM) {
     int H = (T * R2 + tb->vec - 1) / tb->vec * tb->vec;
     int own = tb->cuda == TB_SHFL ? tb->warps * (32 * tb->vec - 2 * H) : 32 * tb->warps * tb->vec - 2 * H;
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
-    buf_printf(b, "  const dim3 grid((unsigned)((%s.n[1] + %d - 1) / %d)", gname, own, own);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, own, own);
   } else {
     buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
-    buf_printf(b, "  const dim3 grid((unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, BX - 2 * T * R2, BX - 2 * T * R2);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, BX - 2 * T * R2, BX - 2 * T * R2);
+    if (r == 3)
+      buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, BY - 2 * T * R1, BY - 2 * T * R1);
+    else
+      buf_puts(b, ";\n");
   }
-  if (r == 3)
-    buf_printf(b, ", (unsigned)((%s.n[1] + %d - 1) / %d)", gname, BY - 2 * T * R1, BY - 2 * T * R1);
-  buf_printf(b, ", (unsigned)((%s.n[0] + %d - 1) / %d)%s);\n", gname, tb->march, tb->march, r == 3 ? "" : ", 1");
+  buf_printf(b, "  static int march_ = %d;  /* rows of dimension 0 per block */\n", tb->march);
   buf_puts(b, "  static bool ready_ = false;\n  if (!ready_) { /* more than 48 KB of shared memory needs asking */\n");
   buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
              k->name);
   buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_<long>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
              k->name);
+  if (!tb->march_fixed)
+    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_<int>, (int)(block.x * block.y), smem_, (long)gx_%s, "
+               "(long)%s.n[0], %d, march_);\n", k->name, r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
   buf_puts(b, "    ready_ = true;\n  }\n");
+  buf_printf(b, "  const dim3 grid(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n", r == 3 ? "gy_, " : "", gname,
+             r == 3 ? "" : ", 1");
   if (k->reds.len)
     buf_puts(b, "  double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
   buf_puts(b, "  if (stn_profiling)\n    stn_cuda_prof_start(&prof_);\n");
@@ -865,7 +875,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       buf_puts(b, ", stn_part");
     for (int d = 0; d < r; d++)
       buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
-    buf_puts(b, ", prev_");
+    buf_puts(b, ", prev_, march_");
     for (int i = 0; i < k->nodes.len; i++)
       if (cuda_passed(k, use_level, i)) {
         buf_puts(b, ", ");

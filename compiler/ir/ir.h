@@ -148,6 +148,7 @@ typedef struct IrTb {
    * own strip, neighbours by warp shuffles */
   enum { TB_SMEM, TB_SHFL, TB_STRIP } cuda;
   int block[MAX_RANK], march;
+  int march_fixed;          /* --march: exactly `march` rows; else at most, chosen at run time */
   int vec, warps;
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
    * step 1 loads them, later steps of the same point take step 1's value

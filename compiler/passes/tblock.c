@@ -293,6 +293,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             t->prev_live |= mentions(p, blk, i + 1, t->next[q]);
           const IrKernel *k = p->kernels.data[t->kernel];
           choose_shape(t, k, o);
+          t->march_fixed = o->march != 0;
           choose_tiles(t, k);
           int halo_x = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM) /* whole threads of halo */
@@ -311,16 +312,17 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           if (o->target == TARGET_CUDA && t->cuda == TB_SHFL)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each warp streams along i with every "
                                   "step's rows in registers, %d columns per lane, neighbours by warp shuffles; %d "
-                                  "warps per block, marching %d rows", steps, k->name, reach, t->vec, t->warps, t->march);
+                                  "warps per block, marching %s%d rows", steps, k->name, reach, t->vec, t->warps,
+                                  t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
-                                  "%d threads per block, marching %d rows", steps, k->name, reach, t->vec,
-                                  t->vec == 1 ? "" : "s", t->block[0], t->march);
+                                  "%d threads per block, marching %s%d rows", steps, k->name, reach, t->vec,
+                                  t->vec == 1 ? "" : "s", t->block[0], t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
-                                  "shared memory, block %dx%d, marching %d planes%s", steps, k->name, reach,
-                                  t->block[0], t->block[1], t->march,
+                                  "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
+                                  t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march,
                                   t->nkeep ? arena_printf(p->arena, ", %d read-only field%s loaded once per pass",
                                                           t->nkeep, t->nkeep == 1 ? "" : "s") : "");
           else
