@@ -23,20 +23,7 @@ int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns
   STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   STN_CUDA_CHECK(cudaGetDevice(&dev));
   STN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  long slots = (long)per_sm * sms;
-  if (slots <= 0 || rows <= 0 || columns <= 0)
-    return most;
-  int best = most;
-  double best_cost = 0;
-  for (int m = most; m >= most / 4 && m >= 1; m--) { /* ties: the longer march */
-    long blocks = columns * ((rows + m - 1) / m), waves = (blocks + slots - 1) / slots;
-    double cost = (double)waves * (m + warm);
-    if (m == most || cost < best_cost) {
-      best = m;
-      best_cost = cost;
-    }
-  }
-  return best;
+  return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
 }
 
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)

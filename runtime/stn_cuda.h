@@ -17,11 +17,30 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
 /* After a launch: reports the kernel's name and launch shape on failure. */
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
 
-/* Rows (planes) per block of a temporally blocked kernel, at most `most`:
- * its blocks are long, and a last wave that fills few of the GPU's block
- * slots leaves the rest idle, so the march is the one that minimises
- * waves x (rows + warm), warm being the rows a block computes beyond its
- * own; `columns` blocks side by side per band of rows. */
+/* Rows (planes) per block of a temporally blocked kernel, at most `most`
+ * and at least a quarter of it: its blocks are long, and a last wave that
+ * fills few of the GPU's `slots` (blocks resident at once) leaves the
+ * rest idle, so the march is the one that minimises waves x (march +
+ * warm), warm being the rows a block computes beyond its own; `columns`
+ * blocks side by side per band of rows. Ties go to the longer march. */
+static inline int stn_tb_march_for(long slots, long columns, long rows, int warm, int most)
+{
+  if (slots <= 0 || rows <= 0 || columns <= 0)
+    return most;
+  int best = most;
+  double best_cost = 0;
+  for (int m = most; m >= most / 4 && m >= 1; m--) {
+    long blocks = columns * ((rows + m - 1) / m), waves = (blocks + slots - 1) / slots;
+    double cost = (double)waves * (m + warm);
+    if (m == most || cost < best_cost) {
+      best = m;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+/* The same for `kernel` on the current GPU (its occupancy at `threads`
+ * and `smem` bytes of dynamic shared memory per block). */
 int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most);
 
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the
