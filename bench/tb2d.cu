@@ -129,7 +129,6 @@ __global__ void __launch_bounds__(NT) tb_smem(const float *__restrict__ in, floa
     cfast = cfast && cint[v];
   cfast = __syncthreads_and(cfast);
   auto iter = [&](int s, auto ph) {
-    constexpr int PH = decltype(ph)::value;         // s % 3
     if (FAST && cfast && s - 2 * T >= 1 && s - 2 < n - 1)
       iter1(s, ph, std::true_type{});
     else

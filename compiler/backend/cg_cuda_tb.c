@@ -56,6 +56,13 @@ static int strip_slots(const IrKernel *k, const IrTb *tb, int ns, char *xneed, c
   return nx > ns ? nx : ns;
 }
 
+/* TB_STRIP: the slot this iteration's rows go to in shared memory: the
+ * phase when the rings have as many slots as the registers', else ws_. */
+static const char *strip_wslot(const IrProgram *p, const TbCuda *c)
+{
+  return c->nx == c->ns ? arena_printf(p->arena, "%d", c->ph) : "ws_";
+}
+
 /* TB_STRIP: bytes of shared memory per pair (0: none), 16-byte aligned. */
 static size_t strip_bytes(const IrProgram *p, const IrTb *tb, int q, const char *xneed, int nx)
 {
@@ -88,7 +95,7 @@ static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m)
 
 /* TB_SHFL: where column v + dj of step t - 1's plane q_ + di lives: a
  * register of this lane (L = 0) or of lane + L. */
-static void shfl_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
+static void neighbour_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
 {
   int V = c->tb->vec;
   *slot = pos_mod(c->ph + di - c->t * lag(c->tb), c->ns);
@@ -108,7 +115,7 @@ static int reg_load(Printer *pr, const IrNode *n)
   if (q < 0)
     return 0;
   int slot, vv, L;
-  shfl_source(c, n->off[0], n->off[1], &slot, &vv, &L);
+  neighbour_source(c, n->off[0], n->off[1], &slot, &vv, &L);
   if (L == 0)
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, slot, vv);
   else
@@ -193,7 +200,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   buf_puts(b, ")\n{\n");
 }
 
-static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
+static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
                               int predicated, int fast)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
@@ -247,7 +254,7 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
       buf_printf(b, "            q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
     if (t < T && hook->xneed && hook->xneed[q])
       buf_printf(b, "            x%d_[(%d * NX_ + %s) * W_ + PAD_ + tid_ * V_ + %d] = v%d_;\n", q, t,
-                 hook->nx == hook->ns ? arena_printf(p->arena, "%d", hook->ph) : "ws_", v, q);
+                 strip_wslot(p, hook), v, q);
     else if (t == T)
       buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
     if (t == T - 1)
@@ -259,7 +266,7 @@ static void print_shfl_column(Buf *b, const IrProgram *p, const IrTb *tb, Printe
 
 /* TB_SHFL: steps T..1 of one iteration (phase ph). fast: every step has
  * its row, inside the region, and all this lane's columns are in it. */
-static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
+static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
                              int predicated, int vec_bytes, int fast)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
@@ -293,7 +300,7 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
         if (q < 0)
           continue;
         int slot, vv, L;
-        shfl_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
+        neighbour_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
         if (L == 0)
           continue;
         int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
@@ -323,15 +330,15 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
         buf_printf(b, "          %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
     if (fast) {
       for (int v = 0; v < V; v++)
-        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
     } else {
       /* All this lane's columns in the region: no checks per column. */
       buf_puts(b, "          if (pr_ && crall_) {\n");
       for (int v = 0; v < V; v++)
-        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
       buf_puts(b, "          } else {\n");
       for (int v = 0; v < V; v++)
-        print_shfl_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
       buf_puts(b, "          }\n");
     }
     if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
@@ -371,9 +378,10 @@ static void print_shfl_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer
  * NS_ iterations at a time. TB_SHFL: a strip per warp, the neighbours'
  * columns by shuffles. TB_STRIP: a strip per block; every step also
  * writes its newest row to x<pair>_[step][slot][column] in shared memory,
- * slot ws_ = it_ mod NX_, and the next step reads its neighbours' columns
- * there; a barrier ends each iteration. */
-static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level, int predicated)
+ * slot it_ mod NX_ (the phase when NX_ = NS_, else the run-time ws_), and
+ * the next step reads its neighbours' columns there; a barrier ends each
+ * iteration. */
+static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level, int predicated)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
@@ -516,17 +524,18 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
      * the region: straight code (fast); otherwise each step and column
      * checks. */
     buf_puts(b, "      if (steady_ && crall_) {\n");
-    print_shfl_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 1);
+    print_2d_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 1);
     buf_puts(b, "      } else {\n");
-    print_shfl_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 0);
+    print_2d_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 0);
     buf_puts(b, "      }\n");
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
+    hook->ph = ph;
     for (int q = 0; q < tb->npairs; q++)
       for (int v = 0; v < V; v++) {
         buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
         if (strip && xneed[q])
-          buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q,
-                     NX == NS ? arena_printf(p->arena, "%d", ph) : "ws_", v, q, ph, v);
+          buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook), v,
+                     q, ph, v);
       }
     if (strip)
       buf_puts(b, "      __syncthreads();  /* this iteration's rows written, the oldest read */\n");
@@ -542,6 +551,11 @@ static void print_shfl_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printe
   free(used);
 }
 
+/* TB_SMEM rings: 2r + 2 planes, so that the plane a step writes in an
+ * iteration is none of those the next step reads in it (one barrier per
+ * iteration); one more when a predicated store reads step t - 2. */
+static int smem_ring(const IrTb *tb, int predicated) { return 2 * tb->reach[0] + 2 + !!predicated; }
+
 static int has_predicated_store(const IrKernel *k)
 {
   for (int e = 0; e < k->effects.len; e++)
@@ -555,10 +569,10 @@ size_t cg_cuda_tb_smem(const IrProgram *p, const IrTb *tb)
   const IrKernel *k = p->kernels.data[tb->kernel];
   int R0 = tb->reach[0], predicated = has_predicated_store(k);
   size_t smem = 0;
-  if (tb->cuda == TB_SMEM) /* the rings: 2r + 2 planes (+1), see cg_cuda_print_tb */
+  if (tb->cuda == TB_SMEM)
     for (int q = 0; q < tb->npairs; q++)
       smem += (size_t)(p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
-              (size_t)(tb->steps * (2 * R0 + 2 + predicated) * tb->block[0] * (k->rank == 3 ? tb->block[1] : 1));
+              (size_t)(tb->steps * smem_ring(tb, predicated) * tb->block[0] * (k->rank == 3 ? tb->block[1] : 1));
   if (tb->cuda == TB_STRIP) {
     char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * R0 + 1));
     int nx = strip_slots(k, tb, 2 * R0 + 1 + predicated, xneed, used);
@@ -579,10 +593,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int BX = tb->block[0], BY = r == 3 ? tb->block[1] : 1;
   int R0 = tb->reach[0], R1 = r == 3 ? tb->reach[1] : 0, R2 = tb->reach[r - 1];
   int predicated = has_predicated_store(k);
-  /* TB_SMEM rings: 2r + 2 planes, so that the plane a step writes in an
-   * iteration is none of those the next step reads in it (one barrier per
-   * iteration); one more when a predicated store reads step t - 2. */
-  int LAG = lag(tb), NS = 2 * R0 + 2 + !!predicated;
+  int LAG = lag(tb), NS = smem_ring(tb, predicated);
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
   char **names = value_names(p, k, use_level);
@@ -600,7 +611,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
 
   if (tb->cuda != TB_SMEM) {
     pr.print_load = reg_load;
-    print_shfl_kernel(b, p, tb, &pr, use_level, predicated);
+    print_2d_kernel(b, p, tb, &pr, use_level, predicated);
   } else {
   /* ---- the device kernel ---- */
   print_tb_head(b, p, tb, BX * BY, use_level, dnames);

@@ -23,7 +23,7 @@ typedef struct PassOptions {
                             * contiguous dimension; NULL: chosen */
   int atomic_reductions;   /* --no-deterministic-reductions */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
-  int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per lane (0: chosen) */
+  int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per thread (0: chosen) */
   int tb_shfl;             /* --tb-exchange=shfl: CUDA 2-D temporal blocking, neighbours by warp shuffles */
   FILE *dump;
 } PassOptions;

@@ -196,11 +196,13 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
      * barrier per row), so only the block's edges are halo; one column
      * per thread, 128 threads (bench/tb2d.cu, H100: jacobi5 at T = 8 1587
      * GCells/s, against 1391-1495 for 256 threads and 1311-1361 for two
-     * columns), 256 rows (generated: 1553 GCells/s, 512 rows 1356: the
-     * edge strips' blocks, slower, end later). TB_SHFL (--tb-exchange=shfl): each warp its own
-     * strip, the neighbours from the next lanes by shuffles, no barriers,
-     * but a halo at every warp's edges; 4 columns per lane for up to 3
-     * steps, 2 beyond, 1 for several pairs (lbm_d2q9's nine). */
+     * columns), at most 256 rows (generated: 1553 GCells/s, 512 rows
+     * 1356: the edge strips' blocks, slower, end later), fewer where the
+     * run time finds they fill the GPU's waves better. TB_SHFL
+     * (--tb-exchange=shfl): each warp its own strip, the neighbours from
+     * the next lanes by shuffles, no barriers, but a halo at every warp's
+     * edges; 4 columns per lane for up to 3 steps, 2 beyond, 1 for
+     * several pairs (lbm_d2q9's nine). */
     t->cuda = o->tb_shfl ? TB_SHFL : TB_STRIP;
     if (t->cuda == TB_SHFL)
       t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
