@@ -688,6 +688,25 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     const IrField *f = &p->fields.data[tb->keep[j]];
     buf_printf(b, "    %s kp_%s_ = 0;\n", ctype(f->ty), cname(p, f->name));
   }
+  /* Step 1's kept read-only values are loaded first, at step 1's point
+   * and under its conditions, so that they arrive while the later steps
+   * compute (Himeno L --tb=2: 0.4931 -> 0.4703 ms per sweep). */
+  if (tb->nkeep) {
+    buf_printf(b, "    { /* step 1's read-only values first: the later steps compute while they arrive */\n"
+                  "      const I q_ = s_ - %d;\n", LAG);
+    buf_printf(b, "      if (q_ >= i0_ - %d && q_ < i1_ + %d && tx_ >= %d && tx_ < BX_ - %d", (T - 1) * R0, (T - 1) * R0, R2, R2);
+    if (r == 3)
+      buf_printf(b, " && ty_ >= %d && ty_ < BY_ - %d", R1, R1);
+    buf_puts(b, ") {\n");
+    print_wrapped(b, g, gname, 0, "i", "q_", 4);
+    buf_printf(b, "        const I c_ = i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
+    buf_puts(b, "        if (col_region_ && i >= (I)i_lo_ && i < (I)i_hi_) {\n");
+    for (int j = 0; j < tb->nkeep; j++) {
+      const char *f = cname(p, p->fields.data[tb->keep[j]].name);
+      buf_printf(b, "          kp_%s_ = %s[c_];\n", f, f);
+    }
+    buf_puts(b, "        }\n      }\n    }\n");
+  }
   for (int t = T; t >= 1; t--) {
     hook.t = t;
     pr.last_line = 0;
@@ -714,10 +733,6 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int q = 0; q < tb->npairs; q++)
       buf_printf(b, "        %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
     buf_puts(b, "        if (region_) {\n");
-    for (int j = 0; t == 1 && j < tb->nkeep; j++) {
-      const char *f = cname(p, p->fields.data[tb->keep[j]].name);
-      buf_printf(b, "          kp_%s_ = %s[c_];\n", f, f);
-    }
     for (int d = 0; d < r; d++)
       print_wrap_decls(&pr, d, 5, "I");
     for (int lv = 1; lv <= r; lv++)
