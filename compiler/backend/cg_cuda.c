@@ -553,13 +553,18 @@ static void print_stage(Buf *b, const IrProgram *p, const IrKernel *k, const cha
   buf_printf(b, "const I pl_ = %s;\n", plane);
   indent(b, depth + 1);
   buf_printf(b, "%s *dst_ = sm_[(int)(((pl_ %% %d) + %d) %% %d)];\n", ctype(f->ty), np, np, np);
+  /* The planes staged reach ri both ways, the field's allocation only as
+   * far as some kernel reads (boundary.stn: 2 below, 1 above): planes
+   * outside it are zeros. */
+  const char *g = cname(p, p->grids.data[k->grid].name);
+  indent(b, depth + 1);
+  buf_printf(b, "const bool pin_ = pl_ >= -(I)%s.halo_lo[0] && pl_ < (I)(%s.n[0] + %s.halo_hi[0]);\n", g, g, g);
   indent(b, depth + 1);
   buf_printf(b, "for (int e_ = tid_; e_ < %d; e_ += nt_) {\n", tw * th);
   indent(b, depth + 2);
   buf_printf(b, "const I gj_ = jb_ - %d + e_ / %d, gk_ = kb_ - %d + e_ %% %d;\n", k->smem_r[1], tw, k->smem_r[2], tw);
   indent(b, depth + 2);
-  const char *g = cname(p, p->grids.data[k->grid].name);
-  buf_printf(b, "dst_[e_] = gj_ >= -(I)%s.halo_lo[1] && gj_ < (I)(%s.n[1] + %s.halo_hi[1]) && gk_ >= -(I)%s.pad_lo[2] && "
+  buf_printf(b, "dst_[e_] = pin_ && gj_ >= -(I)%s.halo_lo[1] && gj_ < (I)(%s.n[1] + %s.halo_hi[1]) && gk_ >= -(I)%s.pad_lo[2] && "
                 "gk_ < (I)(%s.alloc[2] - %s.pad_lo[2])\n", g, g, g, g, g, g);
   indent(b, depth + 4);
   buf_printf(b, "? %s[pl_ * s0_ + gj_ * s1_ + gk_] : (%s)0;\n", cname(p, f->name), ctype(f->ty));
