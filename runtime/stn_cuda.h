@@ -17,27 +17,79 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
 /* After a launch: reports the kernel's name and launch shape on failure. */
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block);
 
+/* When the last of a grid's blocks ends, in units of one row's work, if
+ * `slots` blocks run at once and each slot takes the next block as soon
+ * as its own ends: bands of `columns` blocks in order, the band starting
+ * at row r taking min(march, rows - r) + warm. The slots are kept as
+ * groups of equal end times, earliest first. -1 if there are more
+ * distinct end times than the array holds. */
+static inline double stn_tb_makespan(long slots, long columns, long rows, int warm, int march)
+{
+  enum { NG = 256 };
+  double t[NG];
+  long c[NG];
+  int ng = 1;
+  t[0] = 0;
+  c[0] = slots;
+  for (long r = 0; r < rows; r += march) {
+    const double d = (double)(rows - r < march ? rows - r : march) + warm;
+    for (long need = columns; need > 0;) {
+      const long k = c[0] < need ? c[0] : need; /* the earliest slots take k blocks */
+      const double end = t[0] + d;
+      need -= k;
+      if (!(c[0] -= k)) {
+        for (int x = 1; x < ng; x++) {
+          t[x - 1] = t[x];
+          c[x - 1] = c[x];
+        }
+        ng--;
+      }
+      int x = ng; /* and end at `end`: in order */
+      while (x > 0 && t[x - 1] > end)
+        x--;
+      if (x > 0 && t[x - 1] == end)
+        c[x - 1] += k;
+      else {
+        if (ng == NG)
+          return -1;
+        for (int y = ng; y > x; y--) {
+          t[y] = t[y - 1];
+          c[y] = c[y - 1];
+        }
+        t[x] = end;
+        c[x] = k;
+        ng++;
+      }
+    }
+  }
+  return t[ng - 1];
+}
+
 /* Rows (planes) per block of a temporally blocked kernel, at most `most`
  * and at least a quarter of it: its blocks are long, and a last wave that
  * fills few of the GPU's `slots` (blocks resident at once) leaves the
- * rest idle, so the march is the one that minimises waves x (march +
- * warm), warm being the rows a block computes beyond its own; `columns`
- * blocks side by side per band of rows. Ties go to the longer march. */
+ * rest idle, so the march is the one whose grid ends first
+ * (stn_tb_makespan; warm: the rows a block computes beyond its own,
+ * `columns` blocks side by side per band of rows); of those that end
+ * within 2% of it the longest, as the model knows nothing of what a block
+ * costs besides its rows. */
 static inline int stn_tb_march_for(long slots, long columns, long rows, int warm, int most)
 {
   if (slots <= 0 || rows <= 0 || columns <= 0)
     return most;
-  int best = most;
-  double best_cost = 0;
-  for (int m = most; m >= most / 4 && m >= 1; m--) {
-    long blocks = columns * ((rows + m - 1) / m), waves = (blocks + slots - 1) / slots;
-    double cost = (double)waves * (m + warm);
-    if (m == most || cost < best_cost) {
-      best = m;
-      best_cost = cost;
+  const int fewest = most / 4 > 1 ? most / 4 : 1;
+  double least = 0;
+  for (int pass = 0; pass < 2; pass++) /* the earliest end; then the longest march within 2% of it */
+    for (int m = pass ? most : fewest; pass ? m >= fewest : m <= most; m += pass ? -1 : 1) {
+      double cost = stn_tb_makespan(slots, columns, rows, warm, m);
+      if (cost < 0) /* too many distinct end times to follow: whole waves */
+        cost = (double)((columns * ((rows + m - 1) / m) + slots - 1) / slots) * (m + warm);
+      if (!pass && (m == fewest || cost < least))
+        least = cost;
+      if (pass && cost <= 1.02 * least)
+        return m;
     }
-  }
-  return best;
+  return most;
 }
 /* The same for `kernel` on the current GPU (its occupancy at `threads`
  * and `smem` bytes of dynamic shared memory per block). */
