@@ -75,3 +75,24 @@ template <typename F> static float time_it(F launch, int reps)
   CK(cudaEventDestroy(b));
   return best;
 }
+
+// Largest |a[i] - b[i]| of two device arrays of n floats (copied to the
+// host; the buffers are kept for the next call of the same size).
+static double max_abs_diff(const float *a, const float *b, size_t n)
+{
+  static float *h1, *h2;
+  static size_t have;
+  if (have < n) {
+    free(h1);
+    free(h2);
+    h1 = (float *)malloc(n * sizeof(float));
+    h2 = (float *)malloc(n * sizeof(float));
+    have = n;
+  }
+  CK(cudaMemcpy(h1, a, n * sizeof(float), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(h2, b, n * sizeof(float), cudaMemcpyDeviceToHost));
+  double md = 0;
+  for (size_t i = 0; i < n; i++)
+    md = fmax(md, fabs((double)h1[i] - h2[i]));
+  return md;
+}

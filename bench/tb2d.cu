@@ -170,16 +170,7 @@ template <int T, int V, int NT, bool FAST = true> static void run(const float *u
   tb_smem<T, V, NT, FAST><<<grid, NT, smem>>>(a, b, n, M);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
-  static float *h1, *h2;
-  if (!h1) {
-    h1 = (float *)malloc(bytes);
-    h2 = (float *)malloc(bytes);
-  }
-  CK(cudaMemcpy(h1, b, bytes, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(h2, ref, bytes, cudaMemcpyDeviceToHost));
-  double md = 0;
-  for (size_t k = 0; k < (size_t)n * n; k++)
-    md = fmax(md, fabs((double)h1[k] - h2[k]));
+  const double md = max_abs_diff(b, ref, (size_t)n * n);
   float ms = time_it([&] { tb_smem<T, V, NT, FAST><<<grid, NT, smem>>>(a, b, n, M); }, 3);
   double gc = (double)(n - 2) * (n - 2) * T / (ms * 1e-3) / 1e9;
   printf("%s T=%2d V=%d NT=%3d M=%4d  regs %3d  smem %6zu  blocks/SM %d  %7.3f ms  %7.1f GCells/s  %.2fx bound  max|diff| %.1e\n",

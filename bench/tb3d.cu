@@ -127,16 +127,7 @@ template <int T, int BX, int BY> static void run(const float *u0, float *a, floa
   tb3<T, BX, BY><<<grid, dim3(BX, BY), smem>>>(a, b, n, M);
   CK(cudaGetLastError());
   CK(cudaDeviceSynchronize());
-  static float *h1, *h2;
-  if (!h1) {
-    h1 = (float *)malloc(bytes);
-    h2 = (float *)malloc(bytes);
-  }
-  CK(cudaMemcpy(h1, b, bytes, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(h2, ref, bytes, cudaMemcpyDeviceToHost));
-  double md = 0;
-  for (size_t x = 0; x < (size_t)n * n * n; x++)
-    md = fmax(md, fabs((double)h1[x] - h2[x]));
+  const double md = max_abs_diff(b, ref, (size_t)n * n * n);
   float ms = time_it([&] { tb3<T, BX, BY><<<grid, dim3(BX, BY), smem>>>(a, b, n, M); }, 3);
   double gc = pow(n - 2.0, 3) * T / (ms * 1e-3) / 1e9;
   printf("T=%d tile %3dx%-3d M=%4d  regs %3d  smem %6zu  blocks/SM %2d  %7.3f ms  %6.1f GCells/s  %.2fx bound  max|diff| %.1e\n", T,
