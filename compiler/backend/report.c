@@ -351,8 +351,18 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           px.spill_st, px.spill_ld);
   find_loops(gpu, &gpu->main, ki, &loops);
   for (int i = 0; i < loops.len; i++) {
-    fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", loops.data[i]->tb ? loops.data[i]->tb->steps : 1);
+    const IrTb *tb = loops.data[i]->tb;
+    fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);
     json_str(f, tb_text(gpu, loops.data[i]));
+    if (tb) { /* the blocked kernel's: ptxas's registers where it ran, the launch's shared memory */
+      Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
+      if (pt.found)
+        fprintf(f, ", \"resources\": {\"source\": \"ptxas\", \"registers\": %d, \"spill_stores\": %d, \"spill_loads\": %d, ",
+                pt.regs, pt.spill_st, pt.spill_ld);
+      else
+        fprintf(f, ", \"resources\": {\"source\": \"none\", \"registers\": null, \"spill_stores\": null, \"spill_loads\": null, ");
+      fprintf(f, "\"shared_memory\": %zu}", cg_cuda_tb_smem(gpu, tb));
+    }
     fprintf(f, "}");
   }
   vec_free(&loops);
