@@ -140,8 +140,8 @@ static const OptDef optdefs[] = {
                                            "kernel K only (default: chosen per kernel, see --report)" },
   { "--block", VALUE, "XxY", "CUDA: threads per block along the contiguous dimension and the next (default: chosen per "
                             "kernel, see --report)" },
-  { "--march", VALUE, "N", "CUDA stream strategy: planes along dimension 0 per block (default: chosen per kernel, see "
-                          "--report)" },
+  { "--march", VALUE, "N", "CUDA stream strategy and temporal blocking: rows or planes along dimension 0 per block "
+                          "(default: chosen per kernel, see --report; temporally blocked kernels pick theirs at run time)" },
   { "--max-regs", VALUE, "R|K=R,...", "CUDA: at most R registers per thread (16 to 255) in each kernel, or K=R for kernel "
                                      "K only: ptxas spills beyond R, and more threads fit an SM (single-step kernels; "
                                      "see --report's resources)" },
