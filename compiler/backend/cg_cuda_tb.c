@@ -390,7 +390,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   /* Ring of 2r + 1 rows per step (one more when a predicated store reads
    * step t - 2 at the row being computed). */
   int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
-  int H = (T * R1 + V - 1) / V * V, strip = tb->cuda == TB_STRIP, NX = 0;
+  int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = 0;
   char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * tb->reach[0] + 1));
   hook->ns = NS;
   print_tb_head(b, p, tb, 32 * tb->warps, use_level, pr->names);
@@ -854,15 +854,13 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
    * dimension 0: at most tb->march, fewer where that fills the GPU's
    * waves of blocks better (stn_cuda_tb_march, once), unless --march. */
   if (tb->cuda != TB_SMEM) {
-    int H = (T * R2 + tb->vec - 1) / tb->vec * tb->vec;
-    int own = tb->cuda == TB_SHFL ? tb->warps * (32 * tb->vec - 2 * H) : 32 * tb->warps * tb->vec - 2 * H;
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
-    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, own, own);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[0], tb->own[0]);
   } else {
     buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
-    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, BX - 2 * T * R2, BX - 2 * T * R2);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, tb->own[0], tb->own[0]);
     if (r == 3)
-      buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, BY - 2 * T * R1, BY - 2 * T * R1);
+      buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[1], tb->own[1]);
     else
       buf_puts(b, ";\n");
   }

@@ -149,6 +149,9 @@ typedef struct IrTb {
   enum { TB_SMEM, TB_SHFL, TB_STRIP } cuda;
   int block[MAX_RANK], march;
   int march_fixed;          /* --march: exactly `march` rows; else at most, chosen at run time */
+  int halo;                /* points of halo at each side along the contiguous dimension: T x reach, in 2-D
+                            * rounded up to whole threads */
+  int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */
   int vec, warps;
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
    * step 1 loads them, later steps of the same point take step 1's value

@@ -297,12 +297,14 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           choose_shape(t, k, o);
           t->march_fixed = o->march != 0;
           choose_tiles(t, k);
-          int halo_x = steps * t->reach[k->rank - 1];
+          t->halo = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM) /* whole threads of halo */
-            halo_x = (halo_x + t->vec - 1) / t->vec * t->vec;
-          int own_x = (t->cuda == TB_SHFL ? 32 * t->vec : t->cuda == TB_STRIP ? t->block[0] * t->vec : t->block[0]) - 2 * halo_x;
-          int own_y = k->rank == 3 ? t->block[1] - 2 * steps * t->reach[1] : 1;
-          if (o->target == TARGET_CUDA && (own_x < 1 || own_y < 1)) {
+            t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
+          /* TB_SHFL: every warp's strip has its halo */
+          t->own[0] = t->cuda == TB_SHFL ? t->warps * (32 * t->vec - 2 * t->halo)
+                      : t->cuda == TB_STRIP ? t->block[0] * t->vec - 2 * t->halo : t->block[0] - 2 * t->halo;
+          t->own[1] = k->rank == 3 ? t->block[1] - 2 * steps * t->reach[1] : 1;
+          if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
                                      "use a larger --block or fewer steps", t->block[0], t->block[1], steps,
                                      t->reach[k->rank - 2], t->reach[k->rank - 1]);
