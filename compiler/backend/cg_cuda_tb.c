@@ -93,7 +93,7 @@ static int lag(const IrTb *tb) { return tb->reach[0] + 1; }
 static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
 static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
 
-/* TB_SHFL: where column v + dj of step t - 1's plane q_ + di lives: a
+/* 2-D kernels: where column v + dj of step t - 1's plane q_ + di lives: a
  * register of this lane (L = 0) or of lane + L. */
 static void neighbour_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
 {
@@ -166,7 +166,6 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
     buf_printf(b, "(%s >= -%d && %s < (I)%s.n[%d] + %d)", name, g->halo_lo[d], name, gname, d, g->halo_hi[d]);
 }
 
-/* TB_SHFL: column v of step t in phase ph. fast: known to be in the region. */
 /* The blocked kernel's title comment and signature: cur fields with their
  * scratch, next fields, the other fields read, the partials, the region,
  * prev_ (write step T - 1 into next), M_ (rows of dimension 0 per
@@ -200,6 +199,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   buf_puts(b, ")\n{\n");
 }
 
+/* 2-D kernels: column v of step t in phase ph. fast: known to be in the region. */
 static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
                               int predicated, int fast)
 {
@@ -264,7 +264,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_puts(b, "          }\n");
 }
 
-/* TB_SHFL: steps T..1 of one iteration (phase ph). fast: every step has
+/* 2-D kernels: steps T..1 of one iteration (phase ph). fast: every step has
  * its row, inside the region, and all this lane's columns are in it. */
 static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
                              int predicated, int vec_bytes, int fast)
