@@ -172,9 +172,10 @@ static const OptDef optdefs[] = {
                                 "--target=cuda, the CUDA runtime too" },
   { "--verify-ir", FLAG, NULL, "check the IR's invariants after every pass (on in debug builds)" },
   { "-fno-fold", FLAG, NULL, "disable constant folding" },
+  { "-fno-fold-zeros", FLAG, NULL, "keep floating x*0, x+0 and 0-x as written (folded, they differ when x is infinite or NaN)" },
   { "-fno-cse", FLAG, NULL, "disable common-subexpression elimination" },
   { "-fno-hoist", FLAG, NULL, "compute every value at every point (no loop-invariant motion)" },
-  { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants (no hoisted reciprocal)" },
+  { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants, and by a value that divides more than once (no reciprocal)" },
   { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
@@ -404,6 +405,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--print-libs")) o->print_libs = 1;
     else if (streq(n, "--verify-ir")) o->verify = 1;
     else if (streq(n, "-fno-fold")) o->pass.no_fold = 1;
+    else if (streq(n, "-fno-fold-zeros")) o->pass.no_fold_zeros = 1;
     else if (streq(n, "-fno-cse")) o->pass.no_cse = 1;
     else if (streq(n, "-fno-hoist")) o->pass.no_hoist = 1;
     else if (streq(n, "-fno-recip")) o->pass.no_recip = 1;

@@ -1,6 +1,13 @@
-/* fold.c: constant folding and exact algebraic simplification
- * (x*1, x/1, x-0, x+0 for ints, casts of constants, selects on constant
- * conditions). Nothing here changes a floating-point result. */
+/* fold.c: constant folding and algebraic simplification.
+ *
+ * Exact: x*1, x/1, x-0, x*-1 (a negation), x+-y (x-y), casts of constants, selects on
+ * constant conditions, and x*0, x+0 for ints.
+ *
+ * Zeros (floats, -fno-fold-zeros keeps them): x*0 becomes 0, x+0 and 0+x
+ * become x, 0-x becomes -x. After unrolling, tables of lattice
+ * velocities and weights multiply by many zeros (D2Q9's cx[q] * f);
+ * C may not drop them, since they differ when x is infinite or NaN and
+ * in the sign of a zero result, so the language does it. */
 #include "passes/passes.h"
 #include <math.h>
 
@@ -69,6 +76,29 @@ static double round_as(Type t, double x)
   return t == TY_FLOAT ? (double)(float)x : t == TY_INT ? trunc(x) : t == TY_BOOL ? (x != 0) : x;
 }
 
+/* Rewrites node id, which computes x * -1 or 0 - x, in place into -x:
+ * appending would break the topological order. */
+static int negate(IrKernel *k, int id, int x)
+{
+  IrNode *n = &k->nodes.data[id];
+  n->op = OP_NEG;
+  n->arg[0] = x;
+  n->arg[1] = n->arg[2] = -1;
+  return id;
+}
+
+/* Rewrites node id, an addition, in place into x - y. */
+static int subtract(IrKernel *k, int id, int x, int y)
+{
+  IrNode *n = &k->nodes.data[id];
+  n->op = OP_SUB;
+  n->arg[0] = x;
+  n->arg[1] = y;
+  return id;
+}
+
+static int fold_zeros;
+
 static int fold_node(IrKernel *k, int id)
 {
   IrNode *n = &k->nodes.data[id];
@@ -93,22 +123,29 @@ static int fold_node(IrKernel *k, int id)
   }
   double c;
   int a0 = n->arg[0], a1 = n->arg[1];
+  int zeros = ints || (fold_zeros && (n->ty == TY_FLOAT || n->ty == TY_DOUBLE));
   switch (n->op) {
   case OP_MUL:
     if (ir_is_const(&k->nodes, a1, &c) && c == 1) return a0;
     if (ir_is_const(&k->nodes, a0, &c) && c == 1) return a1;
-    if (ints && ir_is_const(&k->nodes, a1, &c) && c == 0) return a1;
-    if (ints && ir_is_const(&k->nodes, a0, &c) && c == 0) return a0;
+    if (zeros && ir_is_const(&k->nodes, a1, &c) && c == 0) return a1;
+    if (zeros && ir_is_const(&k->nodes, a0, &c) && c == 0) return a0;
+    if (!ints && ir_is_const(&k->nodes, a1, &c) && c == -1) return negate(k, id, a0);
+    if (!ints && ir_is_const(&k->nodes, a0, &c) && c == -1) return negate(k, id, a1);
     break;
   case OP_DIV:
     if (ir_is_const(&k->nodes, a1, &c) && c == 1) return a0;
     break;
   case OP_SUB:
     if (ir_is_const(&k->nodes, a1, &c) && c == 0) return a0;
+    if (zeros && !ints && ir_is_const(&k->nodes, a0, &c) && c == 0) return negate(k, id, a1);
     break;
   case OP_ADD:
-    if (ints && ir_is_const(&k->nodes, a1, &c) && c == 0) return a0;
-    if (ints && ir_is_const(&k->nodes, a0, &c) && c == 0) return a1;
+    if (zeros && ir_is_const(&k->nodes, a1, &c) && c == 0) return a0;
+    if (zeros && ir_is_const(&k->nodes, a0, &c) && c == 0) return a1;
+    /* x + -y is x - y, exactly; reads as written. */
+    if (k->nodes.data[a1].op == OP_NEG) return subtract(k, id, a0, k->nodes.data[a1].arg[0]);
+    if (k->nodes.data[a0].op == OP_NEG) return subtract(k, id, a1, k->nodes.data[a0].arg[0]);
     break;
   case OP_SELECT:
     if (ir_is_const(&k->nodes, a0, &c)) return c ? a1 : n->arg[2];
@@ -170,6 +207,7 @@ void pass_fold(IrProgram *p, const PassOptions *o)
 {
   if (o->no_fold)
     return;
+  fold_zeros = !o->no_fold_zeros;
   for (int i = 0; i < p->kernels.len; i++)
     fold_kernel(p->kernels.data[i]);
 }

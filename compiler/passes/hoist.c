@@ -7,7 +7,9 @@
  *
  * A floating division x / y whose divisor is computed at a shallower
  * level than the division becomes x * (1/y) with 1/y hoisted (the
- * directive-compiler prior work gained 1.3x from this). The result may
+ * directive-compiler prior work gained 1.3x from this); so does one whose
+ * divisor divides more than once (LBM's u = jx / rho, v = jy / rho: one
+ * division and two products, cse merges the reciprocals). The result may
  * differ from the division in the last bit; -fno-recip keeps divisions. */
 #include "passes/passes.h"
 
@@ -32,17 +34,34 @@ static void set_levels(IrKernel *k)
   }
 }
 
+static int is_float_div(const IrNode *n)
+{
+  return n->op == OP_DIV && (n->ty == TY_FLOAT || n->ty == TY_DOUBLE);
+}
+
 static void recip_kernel(IrKernel *k)
 {
   IrNodes old = k->nodes;
   IrNodes out = { 0 };
   int *map = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
+  /* How many divisions each node is the divisor of; 1 / y is the
+   * reciprocal itself and does not count. */
+  int *divides = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
+  for (int i = 0; i < old.len; i++)
+    divides[i] = 0;
+  for (int i = 0; i < old.len; i++) {
+    double c;
+    if (is_float_div(&old.data[i]) && !(ir_is_const(&old, old.data[i].arg[0], &c) && c == 1))
+      divides[old.data[i].arg[1]]++;
+  }
   for (int i = 0; i < old.len; i++) {
     IrNode n = old.data[i];
+    int divisor = n.arg[1];
     for (int a = 0; a < op_info[n.op].nargs; a++)
       n.arg[a] = map[n.arg[a]];
-    if (n.op == OP_DIV && (n.ty == TY_FLOAT || n.ty == TY_DOUBLE) &&
-        out.data[n.arg[1]].level < n.level) {
+    double c;
+    if (is_float_div(&n) && !(ir_is_const(&out, n.arg[0], &c) && c == 1) &&
+        (out.data[n.arg[1]].level < n.level || divides[divisor] > 1)) {
       IrNode one = { .op = OP_CONST, .ty = n.ty, .f = 1, .span = n.span, .level = 0 };
       int c1 = ir_add(&out, one);
       IrNode rc = { .op = OP_DIV, .ty = n.ty, .arg = { c1, n.arg[1], -1 }, .span = n.span,
@@ -55,6 +74,7 @@ static void recip_kernel(IrKernel *k)
   }
   pass_remap_roots(k, map);
   free(map);
+  free(divides);
   vec_free(&old);
   k->nodes = out;
 }

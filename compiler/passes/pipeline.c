@@ -5,9 +5,9 @@
 #include <string.h>
 
 const Pass pass_list[] = {
-  { "fold",     "constant folding and exact algebraic simplification", pass_fold },
-  { "hoist",    "loop levels of every value; division by invariants becomes multiplication "
-                "by a hoisted reciprocal", pass_hoist },
+  { "fold",     "constant folding, exact algebraic simplification, and x*0 and x+0 (-fno-fold-zeros)", pass_fold },
+  { "hoist",    "loop levels of every value; division by invariants, or by a value that divides "
+                "more than once, becomes multiplication by a reciprocal", pass_hoist },
   { "cse",      "common-subexpression elimination (value numbering), after hoist so that "
                 "equal reciprocals merge", pass_cse },
   { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
