@@ -164,7 +164,7 @@ if [ "$a" = "$b" ]; then say "  deterministic reductions: two runs print the sam
 steps_cases() {
   cat <<'CASES'
 himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|Gosa :|56|255*255*511|300|as written (naive, one point per thread, no scalar passes)@--cuda-strategy=naive --vec=1 -fno-fold -fno-cse -fno-hoist -fno-recip;+ fold, CSE, hoist, reciprocal@--cuda-strategy=naive --vec=1;+ 4 points per thread (vector loads)@--cuda-strategy=naive;shared-memory tiles of p@--cuda-strategy=smem;2.5-D streaming@--cuda-strategy=stream --vec=1 -fno-queue;2.5-D + register queue@--cuda-strategy=stream --vec=1;2.5-D + queue + 4 points per thread@--cuda-strategy=stream;default (naive, 64x4, 4 points per thread, programmatic launches)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 -fno-tb-reuse@--tb=2 -fno-tb-reuse;temporal blocking --tb=2 (reuse, as --tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
-lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;default (naive + scalar passes)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2 (--tb=auto)@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4
+lbm_d2q9|4096^2|--NY=4096 --NX=4096 --STEPS=300|L2 error :|72|4096*4096|300|as written (naive, no scalar passes)@-fno-fold -fno-cse -fno-hoist -fno-recip;+ exact scalar passes (fold, CSE, hoist)@-fno-fold-zeros -fno-recip;+ zeros folded, one reciprocal of rho (the default)@;default + --autotune@AUTOTUNE;temporal blocking --tb=2@--tb=2;temporal blocking --tb=3@--tb=3;temporal blocking --tb=4@--tb=4;temporal blocking --tb=6@--tb=6;temporal blocking --tb=8@--tb=8;temporal blocking --tb=3 -fno-fold-zeros -fno-recip@--tb=3 -fno-fold-zeros -fno-recip
 CASES
 }
 section_steps() {
@@ -544,7 +544,7 @@ tb_timing() {
 bench/jacobi5|16384^2 x1000|--N=16384 --STEPS=1000|16382*16382|1000|--tb=1;--tb=4;--tb=6;--tb=8;--tb=8 --march=128;--tb=8 --march=512;--tb=8 --block=64;--tb=8 --block=256;--tb=8 --tb-vec=2;--tb=8 --tb-exchange=shfl --tb-vec=2;--tb=4 --tb-exchange=shfl
 diffusion3d|512^3 x1000|--N=512 --STEPS=1000|510*510*510|1000|--tb=1;--tb=2;--tb=2 --block=32x32;--tb=2 --block=64x16;--tb=3 --block=32x32;--tb=4 --block=32x32
 himeno|L x300|--NI=257 --NJ=257 --NK=513 --ITERS=300|255*255*511|300|--tb=1;--tb=2;--tb=2 -fno-tb-reuse;--tb=2 --march=24;--tb=2 --march=48;--tb=2 --march=64;--tb=2 --block=32x32;--tb=3;--tb=4
-lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=6;--tb=1 -fno-fold-zeros -fno-recip;--tb=3 -fno-fold-zeros -fno-recip;--tb=2 --march=128;--tb=3 --march=128;--tb=3 --march=256;--tb=2 --tb-exchange=shfl;--tb=3 --tb-exchange=shfl
+lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=5;--tb=6;--tb=7;--tb=8;--tb=6 --block=64;--tb=6 --block=256;--tb=6 --tb-vec=2;--tb=3 -fno-fold-zeros;--tb=3 -fno-recip;--tb=3 -fno-fold-zeros -fno-recip;--tb=6 --march=128;--tb=6 --march=256;--tb=6 --tb-exchange=shfl
 CASES
 }
 if [ "${SKIP_TB:-0}" != 1 ]; then
