@@ -154,8 +154,9 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
 }
 
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23). CUDA 2-D:
- * 8 steps for one or two pairs (bench/jacobi5.stn 2.25x), 2 for more
- * (lbm_d2q9: 1.13x at 2 steps, 1.07x at 3, 0.96x at 4); CUDA 3-D: 2 steps
+ * 8 steps for one or two pairs (bench/jacobi5.stn 4.6x), 6 for more
+ * (lbm_d2q9's nine: 1.52x at 2 steps, 2.08x at 4, 2.31x at 6, 2.00x at
+ * 8, 08:50 UTC); CUDA 3-D: 2 steps
  * when read-only fields read at the point outnumber the pairs 4 to 1
  * (Himeno, 12 coefficient arrays kept in registers: 1.32x), else none
  * (diffusion3d 0.84x at 2 steps). CPU: 8 for 2-D kernels (jacobi5, 2
@@ -168,7 +169,7 @@ static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
     return o->target == TARGET_CUDA && !o->no_tb_reuse &&
            readonly_point_fields(k, tb, fields, MAX_TB_KEEP) >= 4 * tb->npairs ? 2 : 1;
   }
-  return o->target == TARGET_CUDA && tb->npairs > 2 ? 2 : 8;
+  return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
 }
 
 static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
