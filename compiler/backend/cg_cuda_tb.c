@@ -28,7 +28,8 @@ typedef struct TbCuda {
 } TbCuda;
 
 /* TB_STRIP: the pairs whose rows go through shared memory (some read of
- * theirs leaves the thread's columns: xneed[q]), the row offsets of those
+ * theirs leaves the thread's columns, in 3-D is off its plane's point:
+ * xneed[q]), the row offsets of those
  * reads (used[di + r]), and the slots per step: a row written in
  * iteration s is read up to LAG - dmin iterations later (dmin the lowest
  * offset used), and one slot more keeps the row an iteration writes apart
@@ -45,7 +46,7 @@ static int strip_slots(const IrKernel *k, const IrTb *tb, int ns, char *xneed, c
   for (int n = 0; n < k->nodes.len; n++) {
     const IrNode *nd = &k->nodes.data[n];
     int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
-    if (q < 0 || !nd->off[1])
+    if (q < 0 || (!nd->off[1] && !nd->off[k->rank - 1]))
       continue;
     xneed[q] = 1;
     used[nd->off[0] + R0] = 1;
@@ -63,12 +64,16 @@ static const char *strip_wslot(const IrProgram *p, const TbCuda *c)
   return c->nx == c->ns ? arena_printf(p->arena, "%d", c->ph) : "ws_";
 }
 
-/* TB_STRIP: bytes of shared memory per pair (0: none), 16-byte aligned. */
+/* TB_STRIP: bytes of shared memory per pair (0: none), 16-byte aligned:
+ * [T][NX][W] (2-D), [T][NX][HY][W] (3-D), padded by the reach. */
 static size_t strip_bytes(const IrProgram *p, const IrTb *tb, int q, const char *xneed, int nx)
 {
   if (!xneed[q])
     return 0;
-  size_t w = (size_t)(tb->block[0] * tb->vec + 2 * tb->reach[1]);
+  int r = p->kernels.data[tb->kernel]->rank;
+  size_t w = (size_t)(tb->block[0] * tb->vec + 2 * tb->reach[r - 1]);
+  if (r == 3)
+    w *= (size_t)(tb->block[1] * tb->rows + 2 * tb->reach[1]);
   size_t bytes = (size_t)tb->steps * (size_t)nx * w * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4);
   return (bytes + 15) / 16 * 16;
 }
@@ -108,12 +113,39 @@ static void shfl_name(Buf *b, int q, int slot, int vv, int L)
   buf_printf(b, "sh%d_%d_%d_%c%d_", q, slot, vv, L < 0 ? 'm' : 'p', abs(L));
 }
 
+/* 3-D TB_STRIP: the thread's point v (its column id, row v / V_, column
+ * v % V_) reads plane q_ + di of step t - 1 at (dj, dk): from its own
+ * registers when that point is one of its own, else from the plane the
+ * owner wrote to shared memory LAG - di iterations ago. */
+static void reg_load_3d(Printer *pr, const TbCuda *c, int q, const IrNode *n)
+{
+  const IrProgram *p = pr->p;
+  int V = c->tb->vec, RY = c->tb->rows, di = n->off[0], LAG = lag(c->tb);
+  int yy = c->v / V + n->off[1], vv = c->v % V + n->off[2];
+  if (yy >= 0 && yy < RY && vv >= 0 && vv < V) {
+    buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, pos_mod(c->ph + di - c->t * LAG, c->ns), yy * V + vv);
+    return;
+  }
+  const char *slot = c->nx == c->ns ? arena_printf(p->arena, "%d", pos_mod(c->ph - (LAG - di), c->nx))
+                                    : arena_printf(p->arena, "xs_%c%d_", di < 0 ? 'm' : 'p', abs(di));
+  buf_printf(pr->b, "x%d_[(%d * NX_ + %s) * PL_ + xo_", q, c->t - 1, slot);
+  if (yy)
+    buf_printf(pr->b, " %c %s", yy < 0 ? '-' : '+', abs(yy) == 1 ? "W_" : arena_printf(p->arena, "%d * W_", abs(yy)));
+  if (vv)
+    buf_printf(pr->b, " %c %d", vv < 0 ? '-' : '+', abs(vv));
+  buf_puts(pr->b, "]");
+}
+
 static int reg_load(Printer *pr, const IrNode *n)
 {
   const TbCuda *c = pr->hook;
   int q = ir_tb_pair_of_cur(c->tb, n->ref);
   if (q < 0)
     return 0;
+  if (pr->k->rank == 3) {
+    reg_load_3d(pr, c, q, n);
+    return 1;
+  }
   int slot, vv, L;
   neighbour_source(c, n->off[0], n->off[1], &slot, &vv, &L);
   if (L == 0)
@@ -175,8 +207,13 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   const IrKernel *k = p->kernels.data[tb->kernel];
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(const stn_grid %s", threads,
-             k->name, cname(p, p->grids.data[k->grid].name));
+  /* 3-D TB_STRIP: two blocks of 512 threads per SM, 64 registers each
+   * (diffusion3d --tb=4 at 97 registers, one block: 272 GCells/s; capped,
+   * 16 bytes spilled: 353; H100, 08:55 UTC) */
+  const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && threads >= 256
+                     ? arena_printf(p->arena, ", %d", 1024 / threads) : "";
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s", threads,
+             minb, k->name, cname(p, p->grids.data[k->grid].name));
   for (int f = 0; f < p->fields.len; f++) {
     int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
     const char *ty = ctype(p->fields.data[f].ty);
@@ -199,26 +236,41 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   buf_puts(b, ")\n{\n");
 }
 
-/* 2-D kernels: column v of step t in phase ph. fast: known to be in the region. */
+/* 3-D TB_STRIP: the offset of the thread's point (row y, column v) from
+ * its first in a plane of shared memory (xo_). */
+static const char *smem_point(const IrProgram *p, int y, int v)
+{
+  const char *rows = y == 0 ? "" : y == 1 ? " + W_" : arena_printf(p->arena, " + %d * W_", y);
+  return v ? arena_printf(p->arena, "%s + %d", rows, v) : rows;
+}
+
+/* 2-D kernels: column v of step t in phase ph (3-D TB_STRIP: the thread's
+ * point v, row v / V_ and column v % V_). fast: known to be in the region. */
 static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
                               int predicated, int fast)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   TbCuda *hook = (TbCuda *)pr->hook;
   int T = tb->steps, x = fast ? 1 : 0; /* extra indentation of the region's code */
+  int r = k->rank, V = tb->vec;
   hook->t = t;
   hook->ph = ph;
   hook->v = v;
   pr->last_line = v || !fast ? 1 << 30 : 0;
-  buf_printf(b, "          { /* column %d */\n", v);
-  buf_printf(b, "            const I j = j%d_, c_ = i * s0_ + j;\n", v);
+  if (r == 3) {
+    buf_printf(b, "          { /* point %d: row %d, column %d */\n", v, v / V, v % V);
+    buf_printf(b, "            const I j = j%d_, k = k%d_, c_ = i * s0_ + j * s1_ + k;\n", v / V, v % V);
+  } else {
+    buf_printf(b, "          { /* column %d */\n", v);
+    buf_printf(b, "            const I j = j%d_, c_ = i * s0_ + j;\n", v);
+  }
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "            %s v%d_;\n", ctype(p->fields.data[tb->cur[q]].ty), q);
   if (!fast)
     buf_printf(b, "            if (pr_ && cr%d_) {\n", v);
-  for (int d = 0; d < 2; d++)
+  for (int d = 0; d < r; d++)
     print_wrap_decls(pr, d, 7 - x, "I");
-  for (int lv = 1; lv <= 2; lv++)
+  for (int lv = 1; lv <= r; lv++)
     emit_level(pr, lv, 7 - x);
   if (predicated) /* a store that does not fire leaves step t - 2 */
     for (int q = 0; q < tb->npairs; q++) {
@@ -252,7 +304,10 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   for (int q = 0; q < tb->npairs; q++) {
     if (t < T)
       buf_printf(b, "            q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
-    if (t < T && hook->xneed && hook->xneed[q])
+    if (t < T && hook->xneed && hook->xneed[q] && r == 3)
+      buf_printf(b, "            x%d_[(%d * NX_ + %s) * PL_ + xo_%s] = v%d_;\n", q, t, strip_wslot(p, hook),
+                 smem_point(p, v / V, v % V), q);
+    else if (t < T && hook->xneed && hook->xneed[q])
       buf_printf(b, "            x%d_[(%d * NX_ + %s) * W_ + PAD_ + tid_ * V_ + %d] = v%d_;\n", q, t,
                  strip_wslot(p, hook), v, q);
     else if (t == T)
@@ -273,7 +328,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
   TbCuda *hook = (TbCuda *)pr->hook;
-  int T = tb->steps, R0 = tb->reach[0], V = tb->vec;
+  int T = tb->steps, R0 = tb->reach[0], V = tb->vec, r = k->rank, C = V * tb->rows;
   for (int t = T; t >= 1; t--) {
     hook->t = t;
     hook->ph = ph;
@@ -292,7 +347,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
     /* The neighbours' columns this step reads: by shuffle (TB_SHFL), or
      * from the rows they wrote to shared memory (TB_STRIP). */
     Vec(int) seen = { 0 };
-    for (int v = 0; v < V; v++) {
+    for (int v = 0; v < V && r == 2; v++) {
       hook->v = v;
       for (int n = 0; n < k->nodes.len; n++) {
         const IrNode *nd = &k->nodes.data[n];
@@ -327,17 +382,18 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
     int out_slot = pos_mod(ph - t * LAG, NS);
     if (t == T)
       for (int q = 0; q < tb->npairs; q++)
-        buf_printf(b, "          %s o%d_[V_];  /* step T of this row's columns */\n", ctype(p->fields.data[tb->cur[q]].ty), q);
+        buf_printf(b, "          %s o%d_[%s];  /* step T of this %s */\n", ctype(p->fields.data[tb->cur[q]].ty), q,
+                   r == 3 ? "C_" : "V_", r == 3 ? "plane's points" : "row's columns");
     if (fast) {
-      for (int v = 0; v < V; v++)
+      for (int v = 0; v < C; v++)
         print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
     } else {
       /* All this lane's columns in the region: no checks per column. */
       buf_puts(b, "          if (pr_ && crall_) {\n");
-      for (int v = 0; v < V; v++)
+      for (int v = 0; v < C; v++)
         print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
       buf_puts(b, "          } else {\n");
-      for (int v = 0; v < V; v++)
+      for (int v = 0; v < C; v++)
         print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
       buf_puts(b, "          }\n");
     }
@@ -358,16 +414,65 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
         }
         buf_puts(b, "            } else {\n");
       }
-      for (int v = 0; v < V; v++)
+      for (int v = 0; v < C; v++)
         for (int q = 0; q < tb->npairs; q++)
-          buf_printf(b, "            %sif (own%d_)\n              %s%s[i * s0_ + j%d_] = o%d_[%d];\n", vec_bytes ? "  " : "", v,
-                     vec_bytes ? "  " : "", p->fields.data[tb->scratch[q]].name, v, q, v);
+          buf_printf(b, "            %sif (own%d_)\n              %s%s[%s] = o%d_[%d];\n", vec_bytes ? "  " : "", v,
+                     vec_bytes ? "  " : "", p->fields.data[tb->scratch[q]].name,
+                     r == 3 ? arena_printf(p->arena, "i * s0_ + j%d_ * s1_ + k%d_", v / V, v % V)
+                            : arena_printf(p->arena, "i * s0_ + j%d_", v), q, v);
       if (vec_bytes)
         buf_puts(b, "            }\n");
       buf_puts(b, "          }\n");
     }
     buf_puts(b, "        }\n");
   }
+}
+
+/* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
+ * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
+ * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
+ * and the block's own (own: outside the halo, inside the grid). Its
+ * newest planes go to x<pair>_[step][slot][row][column] in shared memory,
+ * padded by the reach, the thread's first point at xo_. */
+static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb, const char *xneed, int NX, int NS)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const IrGrid *g = &p->grids.data[k->grid];
+  const char *gname = cname(p, g->name);
+  int V = tb->vec, RY = tb->rows;
+  buf_puts(b, "  const int tx_ = threadIdx.x, ty_ = threadIdx.y;\n");
+  buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
+  buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
+  buf_puts(b, "  const int xo_ = (P1_ + ty_ * RY_) * W_ + P2_ + tx_ * V_;  /* this thread's first point in a plane of x<pair>_ */\n");
+  buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
+  size_t off = 0;
+  for (int q = 0; q < tb->npairs; q++)
+    if (xneed[q]) {
+      const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+      buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest planes, [T_][NX_][HY_][W_] */\n",
+                 ty, q, ty, off, p->fields.data[tb->cur[q]].label);
+      off += strip_bytes(p, tb, q, xneed, NX);
+    }
+  if (NX != NS)
+    buf_puts(b, "  int ws_ = 0;  /* the slot of this iteration's planes */\n");
+  for (int d = 1; d <= 2; d++) {
+    int n = d == 1 ? RY : V;
+    const char *x = d == 1 ? "j" : "k", *w = d == 1 ? "wj0_" : "wk0_", *t = d == 1 ? "ty_ * RY_" : "tx_ * V_";
+    const char *extent = d == 1 ? "BY_ * RY_ - H1_" : "BX_ * V_ - H2_", *h = d == 1 ? "H1_" : "H2_";
+    for (int y = 0; y < n; y++) {
+      char e[32], nm[16];
+      snprintf(e, sizeof e, "%s + %d", w, y);
+      snprintf(nm, sizeof nm, "%s%d_", x, y);
+      print_wrapped(b, g, gname, d, nm, e, 1);
+      buf_printf(b, "  const bool ca%s%d_ = ", x, y);
+      print_allocated(b, g, gname, d, nm);
+      buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d >= %s && %s + %d < %s && %s + %d < (long)%s.n[%d];\n",
+                 x, y, nm, x, nm, x, x, y, t, y, h, t, y, extent, w, y, gname, d);
+    }
+  }
+  for (int c = 0; c < RY * V; c++)
+    buf_printf(b, "  const bool ca%d_ = caj%d_ && cak%d_, cr%d_ = crj%d_ && crk%d_, own%d_ = ownj%d_ && ownk%d_;\n", c,
+               c / V, c % V, c, c / V, c % V, c, c / V, c % V);
 }
 
 /* The 2-D kernels, TB_SHFL and TB_STRIP: a strip of columns streams
@@ -390,20 +495,31 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   /* Ring of 2r + 1 rows per step (one more when a predicated store reads
    * step t - 2 at the row being computed). */
   int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
-  int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = 0;
+  int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = 0, r = k->rank, C = V * tb->rows;
   char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * tb->reach[0] + 1));
   hook->ns = NS;
-  print_tb_head(b, p, tb, 32 * tb->warps, use_level, pr->names);
+  print_tb_head(b, p, tb, r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps, use_level, pr->names);
   if (strip) {
     NX = strip_slots(k, tb, NS, xneed, used);
     hook->xneed = xneed;
     hook->nx = NX;
+  }
+  if (r == 3)
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, RY_ = %d, C_ = RY_ * V_, BX_ = %d, BY_ = %d, H1_ = %d, H2_ = %d, "
+               "NX_ = %d, P1_ = %d, P2_ = %d, W_ = BX_ * V_ + 2 * P2_, HY_ = BY_ * RY_ + 2 * P1_, PL_ = HY_ * W_ };\n",
+               T, NS, V, tb->rows, tb->block[0], tb->block[1], T * R1, H, NX, R1, tb->reach[2]);
+  else if (strip)
     buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, NX_ = %d, "
                "PAD_ = %d, W_ = NT_ * V_ + 2 * PAD_ };\n", T, NS, V, H, tb->block[0], NX, R1);
-  } else
+  else
     buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, OWN_ = 32 * V_ - 2 * H_ };\n", T, NS, V, H);
   buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
+  if (r == 3)
+    buf_printf(b, "  const I s1_ = (I)%s.stride[1];\n", gname);
   print_red_locals(b, p, k);
+  if (r == 3)
+    print_3d_points(b, p, tb, xneed, NX, NS);
+  else {
   /* The blocks of the first and the last strip run first: their edge
    * columns lie outside the region, where each step loads the field, so
    * they take longer than the others and must not be the grid's last
@@ -445,12 +561,13 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_printf(b, ", cr%d_ = %s >= j_lo_ && %s < j_hi_, own%d_ = own_lane_ && wj0_ + %d < (long)%s.n[1];\n", v, nm, nm, v, v,
                gname);
   }
+  }
   buf_puts(b, "  const bool crall_ = cr0_");
-  for (int v = 1; v < V; v++)
+  for (int v = 1; v < C; v++)
     buf_printf(b, " && cr%d_", v);
-  buf_puts(b, ";  /* all this thread's columns in the region */\n");
-  buf_printf(b, "  const I i0_ = (I)by_ * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
-             gname, gname);
+  buf_printf(b, ";  /* all this thread's %s in the region */\n", r == 3 ? "points" : "columns");
+  buf_printf(b, "  const I i0_ = (I)%s * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
+             r == 3 ? "blockIdx.z" : "by_", gname, gname);
   /* Rows of step 0 are fetched D rows ahead (loads in flight while
    * earlier rows are computed) into a ring of NS_ slots, the row of
    * iteration it_ in slot it_ mod NS_, a constant of the unrolled phase
@@ -459,11 +576,15 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   int D = NS > 2 ? 2 : 1;  /* D < NS but for NS = 1 */
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-    buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[NS_][V_];  /* %s: every step's last rows; the next rows of step 0 */\n",
-               ty, q, q, p->fields.data[tb->cur[q]].label);
+    if (r == 3)
+      buf_printf(b, "  %s q%d_[T_][NS_][C_], pf%d_[NS_][C_];  /* %s: every step's last planes; the next planes of step 0 */\n",
+                 ty, q, q, p->fields.data[tb->cur[q]].label);
+    else
+      buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[NS_][V_];  /* %s: every step's last rows; the next rows of step 0 */\n",
+                 ty, q, q, p->fields.data[tb->cur[q]].label);
   }
   int vec_bytes = 0; /* a lane's columns of every pair as 16-byte loads */
-  if (!g->periodic[1]) {
+  if (r == 2 && !g->periodic[1]) {
     vec_bytes = 1;
     for (int q = 0; q < tb->npairs; q++)
       vec_bytes &= (V * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4)) % 16 == 0;
@@ -488,9 +609,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       }
       buf_puts(b, "    } else {\n");
     }
-    for (int v = 0; v < V; v++)
-      buf_printf(b, "    %spf%d_[d_][%d] = pa_ && ca%d_ ? %s[i * s0_ + j%d_] : (%s)0;\n", vec_bytes ? "  " : "", q, v,
-                 v, cur, v, ty);
+    for (int v = 0; v < C; v++)
+      buf_printf(b, "    %spf%d_[d_][%d] = pa_ && ca%d_ ? %s[%s] : (%s)0;\n", vec_bytes ? "  " : "", q, v, v, cur,
+                 r == 3 ? arena_printf(p->arena, "i * s0_ + j%d_ * s1_ + k%d_", v / V, v % V)
+                        : arena_printf(p->arena, "i * s0_ + j%d_", v), ty);
     if (vec_bytes)
       buf_puts(b, "    }\n");
   }
@@ -531,9 +653,12 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
     hook->ph = ph;
     for (int q = 0; q < tb->npairs; q++)
-      for (int v = 0; v < V; v++) {
+      for (int v = 0; v < C; v++) {
         buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
-        if (strip && xneed[q])
+        if (strip && xneed[q] && r == 3)
+          buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
+                     smem_point(p, v / V, v % V), q, ph, v);
+        else if (strip && xneed[q])
           buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook), v,
                      q, ph, v);
       }
@@ -546,7 +671,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_puts(b, "    }\n");
   }
   buf_puts(b, "  }\n");
-  cuda_print_block_reduce(b, p, k, "threadIdx.x == 0");
+  cuda_print_block_reduce(b, p, k, r == 3 ? "threadIdx.x == 0 && threadIdx.y == 0" : "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
   free(used);
 }
@@ -800,8 +925,13 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
 
   }
 
-  /* Odd T: next takes cur's values outside the region (nothing reads it now). */
+  /* Odd T: next takes cur's values outside the region (nothing reads it
+   * now). A warp per row of the contiguous dimension, the grid striding
+   * over rows: rows inside the region along the other dimensions copy
+   * only their two ends (a block per row of a 512^3 grid, most of them
+   * with nothing to do, took about as long as a pass of 3 steps). */
   if (T % 2) {
+    const char *last = index_name(r - 1);
     buf_printf(b, "/* after an odd number of steps, next holds cur's values outside the region of %s */\n", k->name);
     buf_printf(b, "template <typename I>\n__global__ void %s_tb_fix_kernel_(const stn_grid %s", k->name, gname);
     for (int q = 0; q < tb->npairs; q++) {
@@ -812,23 +942,31 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int d = 0; d < r; d++)
       buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
     buf_puts(b, ")\n{\n");
-    buf_printf(b, "  const I %s = (I)(blockIdx.x * blockDim.x + threadIdx.x);\n", kx);
-    if (r == 3)
-      buf_puts(b, "  const I j = (I)blockIdx.y, i = (I)blockIdx.z;\n");
-    else
-      buf_puts(b, "  const I i = (I)blockIdx.y;\n");
-    buf_printf(b, "  if (%s >= (I)%s.n[%d])\n    return;\n", kx, gname, r - 1);
-    buf_puts(b, "  if (i >= i_lo_ && i < i_hi_");
-    for (int d = 1; d < r; d++)
-      buf_printf(b, " && %s >= %s_lo_ && %s < %s_hi_", index_name(d), index_name(d), index_name(d), index_name(d));
-    buf_puts(b, ")\n    return;\n");
     for (int d = 0; d < r - 1; d++)
       buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
-    buf_printf(b, "  const I c_ = i * s0_ + %s%s;\n", r == 3 ? "j * s1_ + " : "", kx);
-    for (int q = 0; q < tb->npairs; q++)
-      buf_printf(b, "  %s[c_] = %s[c_];\n", cname(p, p->fields.data[tb->next[q]].name),
-                 cname(p, p->fields.data[tb->cur[q]].name));
-    buf_puts(b, "}\n\n");
+    buf_printf(b, "  const long rows_ = (long)%s.n[0]%s;\n", gname, r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
+    buf_printf(b, "  const I lane_ = (I)(threadIdx.x & 31), n_ = (I)%s.n[%d];\n", gname, r - 1);
+    buf_puts(b, "  for (long row_ = (long)(blockIdx.x * blockDim.x + threadIdx.x) / 32; row_ < rows_;\n"
+                "       row_ += (long)gridDim.x * blockDim.x / 32) {\n");
+    if (r == 3)
+      buf_printf(b, "    const I i = (I)(row_ / %s.n[1]), j = (I)(row_ %% %s.n[1]);\n", gname, gname);
+    else
+      buf_puts(b, "    const I i = (I)row_;\n");
+    buf_printf(b, "    const I c0_ = i * s0_%s;\n", r == 3 ? " + j * s1_" : "");
+    buf_puts(b, "    const bool inside_ = i >= i_lo_ && i < i_hi_");
+    if (r == 3)
+      buf_puts(b, " && j >= j_lo_ && j < j_hi_");
+    buf_puts(b, ";\n");
+    buf_printf(b, "    const I lo_ = inside_ ? (I)%s_lo_ : n_, hi_ = inside_ ? (I)%s_hi_ : n_;  /* copy [0, lo_) and [hi_, n_) */\n",
+               last, last);
+    for (int half = 0; half < 2; half++) {
+      buf_printf(b, "    for (I %s = %slane_; %s < %s; %s += 32) {\n", last, half ? "hi_ + " : "", last, half ? "n_" : "lo_", last);
+      for (int q = 0; q < tb->npairs; q++)
+        buf_printf(b, "      %s[c0_ + %s] = %s[c0_ + %s];\n", cname(p, p->fields.data[tb->next[q]].name), last,
+                   cname(p, p->fields.data[tb->cur[q]].name), last);
+      buf_puts(b, "    }\n");
+    }
+    buf_puts(b, "  }\n}\n\n");
   }
 
   /* ---- the host wrapper ---- */
@@ -853,7 +991,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   /* Blocks side by side (gx_, gy_), and bands of march_ rows along
    * dimension 0: at most tb->march, fewer where that fills the GPU's
    * waves of blocks better (stn_cuda_tb_march, once), unless --march. */
-  if (tb->cuda != TB_SMEM) {
+  if (tb->cuda != TB_SMEM && r == 2) {
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
     buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[0], tb->own[0]);
   } else {
@@ -909,8 +1047,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   }
   buf_printf(b, "  stn_cuda_check_launch(\"%s (temporally blocked)\", grid, block);\n", k->name);
   if (T % 2) {
-    buf_printf(b, "  {\n    const dim3 fb(128, 1, 1), fg((unsigned)((%s.n[%d] + 127) / 128), (unsigned)%s.n[%d], %s);\n",
-               gname, r - 1, gname, r - 2, r == 3 ? arena_printf(p->arena, "(unsigned)%s.n[0]", gname) : "1");
+    buf_printf(b, "  {\n    const long rows_ = (long)%s.n[0]%s;  /* a warp per row, at most 4096 blocks */\n", gname,
+               r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
+    buf_puts(b, "    const dim3 fb(256, 1, 1), fg((unsigned)(rows_ / 8 + 1 < 4096 ? rows_ / 8 + 1 : 4096), 1, 1);\n");
     for (int pass = 0; pass < 2; pass++) {
       if (pass)
         buf_printf(b, "    else\n      %s_tb_fix_kernel_<long><<<fg, fb>>>(%s", k->name, gname);

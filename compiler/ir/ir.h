@@ -144,7 +144,9 @@ typedef struct IrTb {
    * block along the contiguous dimension and the next, planes of
    * dimension 0 per block; 2-D (TB_STRIP, TB_SHFL): points per thread,
    * and warps per block. TB_STRIP: the threads of a block share one strip
-   * of columns, neighbours through shared memory; TB_SHFL: each warp its
+   * of columns, neighbours through shared memory (3-D: a tile of
+   * block[0] x block[1] threads, `rows` points each along dimension 1,
+   * in-plane neighbours through shared memory); TB_SHFL: each warp its
    * own strip, neighbours by warp shuffles */
   enum { TB_SMEM, TB_SHFL, TB_STRIP } cuda;
   int block[MAX_RANK], march;
@@ -153,6 +155,7 @@ typedef struct IrTb {
                             * rounded up to whole threads */
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */
   int vec, warps;
+  int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
    * step 1 loads them, later steps of the same point take step 1's value
    * from registers, (t - 1)(r + 1) iterations later, instead of loading
