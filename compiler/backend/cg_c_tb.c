@@ -400,15 +400,28 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     indent(b, dd);
     buf_puts(b, "}\n");
   }
-  /* Inside: the kernel's body; at step T with the reductions. */
+  /* Inside: the kernel's body; at step T with the reductions, over the
+   * tile's own points only (along a periodic dimension the tile can
+   * reach past the grid's end, where its points wrap onto points counted
+   * already; nothing reads step T there). */
   if (k->reds.len) {
     indent(b, dd);
     buf_puts(b, "if (t_ == T_) {\n");
+    indent(b, dd + 1);
+    buf_puts(b, "if (");
+    for (int d = 0; d < r - 1; d++)
+      buf_printf(b, "%s + %s < %s.n[%d] && ", org[d], pos[d], gname, d);
+    buf_puts(b, "1) {\n");
+    indent(b, dd + 2);
+    buf_printf(b, "const long ohi_ = rhi_ < %s.n[%d] - %s ? rhi_ : %s.n[%d] - %s;  /* own points */\n", gname, last,
+               org[last], gname, last, org[last]);
     Buf rc = { 0 };
     print_reduction_clause(&rc, p, k);
-    open_last(&c, "rlo_", "rhi_", 1, rc.s, dd + 1);
+    open_last(&c, "rlo_", "ohi_", 1, rc.s, dd + 2);
     buf_free(&rc);
-    print_body(&c, 1, dd + 2);
+    print_body(&c, 1, dd + 3);
+    indent(b, dd + 2);
+    buf_puts(b, "}\n");
     indent(b, dd + 1);
     buf_puts(b, "}\n");
     indent(b, dd);

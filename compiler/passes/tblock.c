@@ -99,6 +99,13 @@ static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
   }
   if (k->rank < 2)
     return "its kernel is 1-D (temporal blocking is for 2-D and 3-D kernels)";
+  /* A 3-D kernel with a conditional store, reading along two dimensions
+   * or more, gave wrong values blocked on the CPU (tests/lit/run/tblock.stn,
+   * 2026-11-23); until that is found, it runs single steps. */
+  for (int e = 0; e < k->effects.len && k->rank == 3; e++)
+    if (k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0)
+      return arena_printf(p->arena, "kernel %s stores under a condition, which temporal blocking supports in 2-D "
+                          "kernels only", k->name);
   for (int d = 0; d < MAX_RANK; d++)
     tb->reach[d] = 0;
   for (int i = 0; i < k->nodes.len; i++) {
@@ -315,7 +322,11 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->prev_live = nested;
           for (int q = 0; q < t->npairs; q++)
             t->prev_live |= mentions(p, blk, i + 1, t->next[q]);
+          /* So does a predicated store: where it does not fire, step t
+           * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
+          for (int e = 0; e < k->effects.len; e++)
+            t->prev_live |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
           choose_shape(t, k, o);
           t->march_fixed = o->march != 0;
           choose_tiles(t, k);
