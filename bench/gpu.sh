@@ -542,7 +542,7 @@ fi
 tb_timing() {
   cat <<'CASES' | grep -E "${TB_CASES:-.}"  # TB_CASES=regex: only the matching programs
 bench/jacobi5|16384^2 x1000|--N=16384 --STEPS=1000|16382*16382|1000|--tb=1;--tb=4;--tb=6;--tb=8;--tb=8 --march=128;--tb=8 --march=512;--tb=8 --block=64;--tb=8 --block=256;--tb=8 --tb-vec=2;--tb=8 --tb-exchange=shfl --tb-vec=2;--tb=4 --tb-exchange=shfl
-diffusion3d|512^3 x1000|--N=512 --STEPS=1000|510*510*510|1000|--tb=1;--tb=2;--tb=3;--tb=4;--tb=5;--tb=6;--tb=2 --block=32x16;--tb=3 --block=32x16;--tb=4 --block=64x32;--tb=3 --march=32;--tb=3 --march=128
+diffusion3d|512^3 x1000|--N=512 --STEPS=1000|510*510*510|1000|--tb=1;--tb=2;--tb=3;--tb=4;--tb=5;--tb=6;--tb=2 --block=32x16;--tb=3 --block=32x16;--tb=4 --block=32x16;--tb=3 --march=32;--tb=3 --march=128
 himeno|L x300|--NI=257 --NJ=257 --NK=513 --ITERS=300|255*255*511|300|--tb=1;--tb=2;--tb=2 -fno-tb-reuse;--tb=2 --march=24;--tb=2 --march=48;--tb=2 --march=64;--tb=2 --block=32x32;--tb=3;--tb=4
 lbm_d2q9|4096^2 x300|--NY=4096 --NX=4096 --STEPS=300|4096*4096|300|--tb=1;--tb=2;--tb=3;--tb=4;--tb=5;--tb=6;--tb=7;--tb=8;--tb=6 --block=64;--tb=6 --block=256;--tb=6 --tb-vec=2;--tb=3 -fno-fold-zeros;--tb=3 -fno-recip;--tb=3 -fno-fold-zeros -fno-recip;--tb=6 --march=128;--tb=6 --march=256;--tb=6 --tb-exchange=shfl
 CASES

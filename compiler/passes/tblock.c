@@ -194,7 +194,17 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
  * (halo included: the T x reach points at each side are computed but not
  * written), and march along dimension 0. --block and --march override. */
-static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
+/* 3-D TB_STRIP: shared memory per block, at most (every pair's planes,
+ * 2r + 2 slots per step, the tile padded by the reach). */
+static size_t strip3_bytes(const IrProgram *p, const IrTb *t, int tx, int ty)
+{
+  size_t plane = (size_t)(tx + 2 * t->reach[2]) * (size_t)(ty + 2 * t->reach[1]), bytes = 0;
+  for (int q = 0; q < t->npairs; q++)
+    bytes += (size_t)t->steps * (size_t)(2 * t->reach[0] + 2) * plane * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
+  return bytes;
+}
+
+static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   t->rows = 1;
   if (k->rank == 2) {
@@ -240,6 +250,12 @@ static void choose_shape(IrTb *t, const IrKernel *k, const PassOptions *o)
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
     int ty = o->block[1] ? o->block[1] : 32;
+    /* Within a block's shared memory (sm_90: 227 KB; sm_80: 163 KB; else
+     * 99 KB): a narrower tile (tblock.stn's 3-D box in double at T = 6
+     * needs 235008 bytes at 32x32). */
+    size_t most = o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
+    while (!o->block[1] && ty > 8 && strip3_bytes(p, t, t->block[0], ty) > most)
+      ty /= 2;
     t->rows = ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
     t->block[1] = ty / t->rows;
     t->march = o->march ? o->march : 64;
@@ -327,7 +343,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           const IrKernel *k = p->kernels.data[t->kernel];
           for (int e = 0; e < k->effects.len; e++)
             t->prev_live |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
-          choose_shape(t, k, o);
+          choose_shape(p, t, k, o);
           t->march_fixed = o->march != 0;
           choose_tiles(t, k);
           t->halo = steps * t->reach[k->rank - 1];
@@ -339,7 +355,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->own[1] = k->rank == 3 ? t->block[1] * t->rows - 2 * steps * t->reach[1] : 1;
           if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
-                                     "use a larger --block or fewer steps", t->block[0], t->block[1], steps,
+                                     "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
                                      t->reach[k->rank - 2], t->reach[k->rank - 1]);
             visit(p, o, &s->body, 1);
             continue;
