@@ -377,12 +377,15 @@ tb_flags() {
     *) echo "--tb=$1" ;;
   esac
 }
-# name | program | args | fields | printed values (rel tol 1e-9)
+# name | program | args | fields | printed values (rel tol 1e-9); the -cur cases save only
+# the current fields, so that no next field is read after the loop (3-D strip: the fast instance)
 tb_cases() {
   cat <<'CASES' | grep -E "${TB_CASES:-.}"  # TB_CASES=regex: only the matching programs
 tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double c:double cn:double d:double e:double g:double gn:double|sums :
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float wrk2:float|Gosa :
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float fn:float|Total heat :;Peak :
+diffusion3d-cur|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float|Total heat :;Peak :
+tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:double e:double g:double|sums :
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 CASES

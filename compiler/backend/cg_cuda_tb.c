@@ -95,6 +95,17 @@ static int kept(const IrTb *tb, int f)
  * iteration. */
 static int lag(const IrTb *tb) { return tb->reach[0] + 1; }
 
+/* 3-D TB_STRIP kernels come in two instances, F_ = true when next and cur
+ * agree outside the region and nothing reads step T - 1 from next: then a
+ * point outside the region keeps its value from step to step (no loads of
+ * cur and next for it, no stores of step T - 1), what the hand-written
+ * kernel does; their loads and stores cost the general instance a quarter
+ * of its speed (docs/benchmarks.md, 2026-11-23 09:15). */
+static int fast_variant(const IrProgram *p, const IrTb *tb)
+{
+  return p->kernels.data[tb->kernel]->rank == 3 && tb->cuda == TB_STRIP;
+}
+
 static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
 static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
 
@@ -212,8 +223,8 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
    * 16 bytes spilled: 353; H100, 08:55 UTC) */
   const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && threads >= 256
                      ? arena_printf(p->arena, ", %d", 1024 / threads) : "";
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s", threads,
-             minb, k->name, cname(p, p->grids.data[k->grid].name));
+  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s",
+             fast_variant(p, tb) ? ", bool F_" : "", threads, minb, k->name, cname(p, p->grids.data[k->grid].name));
   for (int f = 0; f < p->fields.len; f++) {
     int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
     const char *ty = ctype(p->fields.data[f].ty);
@@ -296,9 +307,13 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   }
   if (!fast) {
     buf_puts(b, "            } else {\n");
-    for (int q = 0; q < tb->npairs; q++)
-      buf_printf(b, "              v%d_ = pa_ && ca%d_ ? %s[c_] : (%s)0;\n", q, v,
-                 cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ctype(p->fields.data[tb->cur[q]].ty));
+    for (int q = 0; q < tb->npairs; q++) {
+      buf_printf(b, "              v%d_ = ", q);
+      if (fast_variant(p, tb)) /* the point's own value at step t - 1 */
+        buf_printf(b, "F_ ? q%d_[%d][%d][%d] : ", q, t - 1, pos_mod(ph - t * lag(tb), hook->ns), v);
+      buf_printf(b, "pa_ && ca%d_ ? %s[c_] : (%s)0;\n", v, cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name),
+                 ctype(p->fields.data[tb->cur[q]].ty));
+    }
     buf_puts(b, "            }\n");
   }
   for (int q = 0; q < tb->npairs; q++) {
@@ -313,7 +328,8 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     else if (t == T)
       buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
     if (t == T - 1)
-      buf_printf(b, "            if (prev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n", v,
+      buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n",
+                 fast_variant(p, tb) ? "!F_ && " : "", v,
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
   }
   buf_puts(b, "          }\n");
@@ -708,6 +724,91 @@ size_t cg_cuda_tb_smem(const IrProgram *p, const IrTb *tb)
   return smem;
 }
 
+/* A kernel over the points outside K's region: a warp per row of the
+ * contiguous dimension, the grid striding over rows; rows inside the
+ * region along the other dimensions visit only their two ends (a block per
+ * row of a 512^3 grid, most of them with nothing to do, took about as long
+ * as a pass of 3 steps). check = 0: next takes cur's values (after an odd
+ * number of steps); check = 1: *differ_ = 1 where next and cur differ. */
+static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int check)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const char *gname = cname(p, p->grids.data[k->grid].name);
+  int r = k->rank;
+  const char *last = index_name(r - 1);
+  if (check)
+    buf_printf(b, "/* do next and cur hold the same values outside the region of %s? */\n", k->name);
+  else
+    buf_printf(b, "/* after an odd number of steps, next holds cur's values outside the region of %s */\n", k->name);
+  buf_printf(b, "template <typename I>\n__global__ void %s_tb_%s_kernel_(const stn_grid %s", k->name, check ? "same" : "fix",
+             gname);
+  for (int q = 0; q < tb->npairs; q++) {
+    const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+    buf_printf(b, ", const %s *__restrict__ %s, %s%s *__restrict__ %s", ty, cname(p, p->fields.data[tb->cur[q]].name),
+               check ? "const " : "", ty, cname(p, p->fields.data[tb->next[q]].name));
+  }
+  for (int d = 0; d < r; d++)
+    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
+  buf_puts(b, check ? ", int *differ_)\n{\n" : ")\n{\n");
+  for (int d = 0; d < r - 1; d++)
+    buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
+  buf_printf(b, "  const long rows_ = (long)%s.n[0]%s;\n", gname, r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
+  buf_printf(b, "  const I lane_ = (I)(threadIdx.x & 31), n_ = (I)%s.n[%d];\n", gname, r - 1);
+  buf_puts(b, "  for (long row_ = (long)(blockIdx.x * blockDim.x + threadIdx.x) / 32; row_ < rows_;\n"
+              "       row_ += (long)gridDim.x * blockDim.x / 32) {\n");
+  if (r == 3)
+    buf_printf(b, "    const I i = (I)(row_ / %s.n[1]), j = (I)(row_ %% %s.n[1]);\n", gname, gname);
+  else
+    buf_puts(b, "    const I i = (I)row_;\n");
+  buf_printf(b, "    const I c0_ = i * s0_%s;\n", r == 3 ? " + j * s1_" : "");
+  buf_puts(b, "    const bool inside_ = i >= i_lo_ && i < i_hi_");
+  if (r == 3)
+    buf_puts(b, " && j >= j_lo_ && j < j_hi_");
+  buf_puts(b, ";\n");
+  buf_printf(b, "    const I lo_ = inside_ ? (I)%s_lo_ : n_, hi_ = inside_ ? (I)%s_hi_ : n_;  /* [0, lo_) and [hi_, n_) */\n",
+             last, last);
+  for (int half = 0; half < 2; half++) {
+    buf_printf(b, "    for (I %s = %slane_; %s < %s; %s += 32) {\n", last, half ? "hi_ + " : "", last, half ? "n_" : "lo_", last);
+    for (int q = 0; q < tb->npairs; q++) {
+      const char *cur = cname(p, p->fields.data[tb->cur[q]].name), *next = cname(p, p->fields.data[tb->next[q]].name);
+      if (check)
+        buf_printf(b, "      if (%s[c0_ + %s] != %s[c0_ + %s])\n        *differ_ = 1;\n", next, last, cur, last);
+      else
+        buf_printf(b, "      %s[c0_ + %s] = %s[c0_ + %s];\n", next, last, cur, last);
+    }
+    buf_puts(b, "    }\n");
+  }
+  buf_puts(b, "  }\n}\n\n");
+}
+
+/* The launch of print_outside_kernel's kernel (check: into differ_). */
+static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int check)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const char *gname = cname(p, p->grids.data[k->grid].name);
+  int r = k->rank;
+  const char *in = check ? "  " : "";
+  buf_printf(b, "%s  {\n%s    const long rows_ = (long)%s.n[0]%s;  /* a warp per row, at most 4096 blocks */\n", in, in, gname,
+             r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
+  buf_printf(b, "%s    const dim3 fb(256, 1, 1), fg((unsigned)(rows_ / 8 + 1 < 4096 ? rows_ / 8 + 1 : 4096), 1, 1);\n", in);
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass)
+      buf_printf(b, "%s    else\n%s      %s_tb_%s_kernel_<long><<<fg, fb>>>(%s", in, in, k->name, check ? "same" : "fix", gname);
+    else
+      buf_printf(b, "%s    if (%s.size < 2147483647u)\n%s      %s_tb_%s_kernel_<int><<<fg, fb>>>(%s", in, gname, in, k->name,
+                 check ? "same" : "fix", gname);
+    for (int q = 0; q < tb->npairs; q++) {
+      const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+      buf_printf(b, ", (const %s *)%s_.origin, (%s%s *)%s_.origin", ty, p->fields.data[tb->cur[q]].name, check ? "const " : "",
+                 ty, p->fields.data[tb->next[q]].name);
+    }
+    for (int d = 0; d < r; d++)
+      buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+    buf_puts(b, check ? ", differ_);\n" : ");\n");
+  }
+  buf_printf(b, "%s    stn_cuda_check_launch(\"%s (temporal blocking, outside the region)\", fg, fb);\n%s  }\n", in, k->name, in);
+}
+
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
 {
   (void)opts;
@@ -926,48 +1027,11 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   }
 
   /* Odd T: next takes cur's values outside the region (nothing reads it
-   * now). A warp per row of the contiguous dimension, the grid striding
-   * over rows: rows inside the region along the other dimensions copy
-   * only their two ends (a block per row of a 512^3 grid, most of them
-   * with nothing to do, took about as long as a pass of 3 steps). */
-  if (T % 2) {
-    const char *last = index_name(r - 1);
-    buf_printf(b, "/* after an odd number of steps, next holds cur's values outside the region of %s */\n", k->name);
-    buf_printf(b, "template <typename I>\n__global__ void %s_tb_fix_kernel_(const stn_grid %s", k->name, gname);
-    for (int q = 0; q < tb->npairs; q++) {
-      const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[tb->cur[q]].name), ty,
-                 cname(p, p->fields.data[tb->next[q]].name));
-    }
-    for (int d = 0; d < r; d++)
-      buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-    buf_puts(b, ")\n{\n");
-    for (int d = 0; d < r - 1; d++)
-      buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
-    buf_printf(b, "  const long rows_ = (long)%s.n[0]%s;\n", gname, r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
-    buf_printf(b, "  const I lane_ = (I)(threadIdx.x & 31), n_ = (I)%s.n[%d];\n", gname, r - 1);
-    buf_puts(b, "  for (long row_ = (long)(blockIdx.x * blockDim.x + threadIdx.x) / 32; row_ < rows_;\n"
-                "       row_ += (long)gridDim.x * blockDim.x / 32) {\n");
-    if (r == 3)
-      buf_printf(b, "    const I i = (I)(row_ / %s.n[1]), j = (I)(row_ %% %s.n[1]);\n", gname, gname);
-    else
-      buf_puts(b, "    const I i = (I)row_;\n");
-    buf_printf(b, "    const I c0_ = i * s0_%s;\n", r == 3 ? " + j * s1_" : "");
-    buf_puts(b, "    const bool inside_ = i >= i_lo_ && i < i_hi_");
-    if (r == 3)
-      buf_puts(b, " && j >= j_lo_ && j < j_hi_");
-    buf_puts(b, ";\n");
-    buf_printf(b, "    const I lo_ = inside_ ? (I)%s_lo_ : n_, hi_ = inside_ ? (I)%s_hi_ : n_;  /* copy [0, lo_) and [hi_, n_) */\n",
-               last, last);
-    for (int half = 0; half < 2; half++) {
-      buf_printf(b, "    for (I %s = %slane_; %s < %s; %s += 32) {\n", last, half ? "hi_ + " : "", last, half ? "n_" : "lo_", last);
-      for (int q = 0; q < tb->npairs; q++)
-        buf_printf(b, "      %s[c0_ + %s] = %s[c0_ + %s];\n", cname(p, p->fields.data[tb->next[q]].name), last,
-                   cname(p, p->fields.data[tb->cur[q]].name), last);
-      buf_puts(b, "    }\n");
-    }
-    buf_puts(b, "  }\n}\n\n");
-  }
+   * now). */
+  if (T % 2)
+    print_outside_kernel(b, p, tb, 0);
+  if (fast_variant(p, tb))
+    print_outside_kernel(b, p, tb, 1);
 
   /* ---- the host wrapper ---- */
   buf_printf(b, "static void %s_tb_(", k->name);
@@ -1003,25 +1067,51 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       buf_puts(b, ";\n");
   }
   buf_printf(b, "  static int march_ = %d;  /* rows of dimension 0 per block */\n", tb->march);
+  int fv = fast_variant(p, tb);
+  const char *inst[4] = { "<int>", "<long>" };
+  if (fv) {
+    inst[0] = "<int, true>", inst[1] = "<long, true>", inst[2] = "<int, false>", inst[3] = "<long, false>";
+  }
   buf_puts(b, "  static bool ready_ = false;\n  if (!ready_) { /* more than 48 KB of shared memory needs asking */\n");
-  buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_<int>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
-             k->name);
-  buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_<long>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
-             k->name);
+  for (int x = 0; x < (fv ? 4 : 2); x++)
+    buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
+               k->name, inst[x]);
   if (!tb->march_fixed)
-    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_<int>, (int)(block.x * block.y), smem_, (long)gx_%s, "
-               "(long)%s.n[0], %d, march_);\n", k->name, r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
+    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, (long)gx_%s, "
+               "(long)%s.n[0], %d, march_);\n", k->name, inst[0], r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
   buf_puts(b, "    ready_ = true;\n  }\n");
+  if (fv) {
+    /* Do next and cur agree outside the region? Checked again only when
+     * something besides this wrapper wrote them since (the fields' write
+     * stamps): a pass keeps them agreeing. */
+    buf_printf(b, "  static unsigned long seen_[%d] = { 0 };  /* write stamps of cur and next when same_ was found */\n",
+               2 * tb->npairs);
+    buf_puts(b, "  static bool same_ = false;\n  if (");
+    for (int q = 0; q < tb->npairs; q++)
+      buf_printf(b, "%s%s_.wseq != seen_[%d] || %s_.wseq != seen_[%d]", q ? " || " : "", p->fields.data[tb->cur[q]].name, 2 * q,
+                 p->fields.data[tb->next[q]].name, 2 * q + 1);
+    buf_puts(b, ") {\n    static int *differ_ = NULL;\n"
+                "    if (!differ_)\n      STN_CUDA_CHECK(cudaMalloc((void **)&differ_, sizeof(int)));\n"
+                "    STN_CUDA_CHECK(cudaMemset(differ_, 0, sizeof(int)));\n");
+    print_outside_launch(b, p, tb, 1);
+    buf_puts(b, "    int differ_h_ = 1;\n    STN_CUDA_CHECK(cudaMemcpy(&differ_h_, differ_, sizeof(int), cudaMemcpyDeviceToHost));\n"
+                "    same_ = !differ_h_;\n  }\n");
+    buf_puts(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
+                "  const bool fast_ = same_ && !prev_;\n");
+  }
   buf_printf(b, "  const dim3 grid(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n", r == 3 ? "gy_, " : "", gname,
              r == 3 ? "" : ", 1");
   if (k->reds.len)
     buf_puts(b, "  double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
   buf_puts(b, "  if (stn_profiling)\n    stn_cuda_prof_start(&prof_);\n");
   for (int pass = 0; pass < 2; pass++) {
+    const char *kern = fv ? arena_printf(p->arena, "(fast_ ? %s_tb_kernel_%s : %s_tb_kernel_%s)", k->name, inst[pass], k->name,
+                                         inst[pass + 2])
+                          : arena_printf(p->arena, "%s_tb_kernel_%s", k->name, inst[pass]);
     if (pass)
-      buf_printf(b, "  else\n    %s_tb_kernel_<long><<<grid, block, smem_>>>(%s", k->name, gname);
+      buf_printf(b, "  else\n    %s<<<grid, block, smem_>>>(%s", kern, gname);
     else
-      buf_printf(b, "  if (%s.size < 2147483647u)\n    %s_tb_kernel_<int><<<grid, block, smem_>>>(%s", gname, k->name, gname);
+      buf_printf(b, "  if (%s.size < 2147483647u)\n    %s<<<grid, block, smem_>>>(%s", gname, kern, gname);
     for (int f = 0; f < p->fields.len; f++) {
       int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
       const char *ty = ctype(p->fields.data[f].ty);
@@ -1046,26 +1136,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, ");\n");
   }
   buf_printf(b, "  stn_cuda_check_launch(\"%s (temporally blocked)\", grid, block);\n", k->name);
-  if (T % 2) {
-    buf_printf(b, "  {\n    const long rows_ = (long)%s.n[0]%s;  /* a warp per row, at most 4096 blocks */\n", gname,
-               r == 3 ? arena_printf(p->arena, " * %s.n[1]", gname) : "");
-    buf_puts(b, "    const dim3 fb(256, 1, 1), fg((unsigned)(rows_ / 8 + 1 < 4096 ? rows_ / 8 + 1 : 4096), 1, 1);\n");
-    for (int pass = 0; pass < 2; pass++) {
-      if (pass)
-        buf_printf(b, "    else\n      %s_tb_fix_kernel_<long><<<fg, fb>>>(%s", k->name, gname);
-      else
-        buf_printf(b, "    if (%s.size < 2147483647u)\n      %s_tb_fix_kernel_<int><<<fg, fb>>>(%s", gname, k->name, gname);
-      for (int q = 0; q < tb->npairs; q++) {
-        const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-        buf_printf(b, ", (const %s *)%s_.origin, (%s *)%s_.origin", ty, p->fields.data[tb->cur[q]].name, ty,
-                   p->fields.data[tb->next[q]].name);
-      }
-      for (int d = 0; d < r; d++)
-        buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
-      buf_puts(b, ");\n");
-    }
-    buf_printf(b, "    stn_cuda_check_launch(\"%s (temporal blocking, outside the region)\", fg, fb);\n  }\n", k->name);
-  }
+  if (T % 2)
+    print_outside_launch(b, p, tb, 0);
   buf_printf(b, "  if (stn_profiling)\n    stn_cuda_prof_stop(&prof_, %d.0 * ", T);
   print_region_points(b, k);
   buf_puts(b, ");\n");
@@ -1078,6 +1150,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                p->fields.data[tb->scratch[q]].name);
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->scratch[q]].name);
+  for (int q = 0; fv && q < tb->npairs; q++)
+    buf_printf(b, "  seen_[%d] = %s_.wseq;\n  seen_[%d] = %s_.wseq;\n", 2 * q, p->fields.data[tb->cur[q]].name, 2 * q + 1,
+               p->fields.data[tb->next[q]].name);
   buf_puts(b, "}\n\n");
   free(skip);
   free(dnames);

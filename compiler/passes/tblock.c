@@ -163,18 +163,21 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23). CUDA 2-D:
  * 8 steps for one or two pairs (bench/jacobi5.stn 4.6x), 6 for more
  * (lbm_d2q9's nine: 1.52x at 2 steps, 2.08x at 4, 2.31x at 6, 2.00x at
- * 8, 08:50 UTC); CUDA 3-D: 2 steps
- * when read-only fields read at the point outnumber the pairs 4 to 1
- * (Himeno, 12 coefficient arrays kept in registers: 1.32x), else none
- * (diffusion3d 0.84x at 2 steps). CPU: 8 for 2-D kernels (jacobi5, 2
+ * 8, 08:50 UTC); CUDA 3-D: 4 steps without read-only fields (the 3-D
+ * strip: diffusion3d 1.23x at 2, 1.00x at 3, 1.70x at 4, 1.23x at 5,
+ * 09:40 UTC), 2 when read-only fields read at the point outnumber the
+ * pairs 4 to 1 (Himeno, 12 coefficient arrays kept in registers: 1.40x),
+ * else none. CPU: 8 for 2-D kernels (jacobi5, 2
  * cores: 1.5x); 3-D tiles lost to the untiled loops at every T tried
  * (diffusion3d 256^3: 0.5-0.7x). */
 static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.32x) */
-    int fields[MAX_TB_KEEP];
-    return o->target == TARGET_CUDA && !o->no_tb_reuse &&
-           readonly_point_fields(k, tb, fields, MAX_TB_KEEP) >= 4 * tb->npairs ? 2 : 1;
+  if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x), 4 without any
+                        * (the 3-D strip: diffusion3d 1.70x, 2026-11-23 09:40) */
+    int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
+    if (o->target != TARGET_CUDA)
+      return 1;
+    return !ro ? 4 : !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
   }
   return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
 }
@@ -322,8 +325,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
         if (!why && steps <= 1)
           why = !o->tb ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
-                ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking pays only when read-only "
-                                              "fields dominate the traffic (docs/benchmarks.md)"
+                ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking pays when the kernel reads no "
+                                              "read-only field at its points or they dominate the traffic (docs/benchmarks.md)"
                                             : "--tb=auto: on the CPU, 3-D tiles cost more than they save (docs/benchmarks.md)")
                 : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
