@@ -385,6 +385,7 @@ tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float wrk2:float|Gosa :
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float fn:float|Total heat :;Peak :
 diffusion3d-cur|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float|Total heat :;Peak :
+himeno-cur|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float|Gosa :
 tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:double e:double g:double|sums :
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :

@@ -95,15 +95,16 @@ static int kept(const IrTb *tb, int f)
  * iteration. */
 static int lag(const IrTb *tb) { return tb->reach[0] + 1; }
 
-/* 3-D TB_STRIP kernels come in two instances, F_ = true when next and cur
- * agree outside the region and nothing reads step T - 1 from next: then a
- * point outside the region keeps its value from step to step (no loads of
- * cur and next for it, no stores of step T - 1), what the hand-written
- * kernel does; their loads and stores cost the general instance a quarter
- * of its speed (docs/benchmarks.md, 2026-11-23 09:15). */
+/* 3-D kernels come in two instances, F_ = true when next and cur agree
+ * outside the region and nothing reads step T - 1 from next: then a point
+ * outside the region keeps its value from step to step (no loads of cur
+ * and next for it, no stores of step T - 1), what the hand-written kernel
+ * does; their loads and stores cost the general instance a third of its
+ * speed (diffusion3d --tb=4: 353 against 554 GCells/s; Himeno L --tb=2:
+ * 2.46 against 2.77 TFLOPS; docs/benchmarks.md, 2026-11-23). */
 static int fast_variant(const IrProgram *p, const IrTb *tb)
 {
-  return p->kernels.data[tb->kernel]->rank == 3 && tb->cuda == TB_STRIP;
+  return p->kernels.data[tb->kernel]->rank == 3;
 }
 
 static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
@@ -992,8 +993,10 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, ";\n");
     for (int q = 0; q < tb->npairs; q++) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-      buf_printf(b, "          v%d_ = in_ ? %s[c_] : (%s)0;\n", q,
-                 cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ty);
+      buf_printf(b, "          v%d_ = ", q);
+      if (fast_variant(p, tb)) /* the point's own value at step t - 1 */
+        buf_printf(b, "F_ ? lv%d_[%d][sl_p0_]%s[tx_] : ", q, t - 1, r == 3 ? "[ty_]" : "");
+      buf_printf(b, "in_ ? %s[c_] : (%s)0;\n", cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ty);
     }
     buf_puts(b, "        }\n");
     for (int q = 0; q < tb->npairs; q++) {
@@ -1003,8 +1006,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
         buf_printf(b, "        if (own_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
                    p->fields.data[tb->scratch[q]].name, q);
       if (t == T - 1)
-        buf_printf(b, "        if (prev_ && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
-                   cname(p, p->fields.data[tb->next[q]].name), q);
+        buf_printf(b, "        if (%sprev_ && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
+                   fast_variant(p, tb) ? "!F_ && " : "", cname(p, p->fields.data[tb->next[q]].name), q);
     }
     buf_puts(b, "      }\n");
     buf_puts(b, "    }\n");
