@@ -445,6 +445,25 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   }
 }
 
+/* TB_STRIP: the pointers into shared memory, x<pair>_, for the pairs
+ * whose newest rows (3-D: planes) go there, and the run-time slot ws_
+ * when the slots are not the phases. */
+static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb, const char *xneed, int NX, int NS)
+{
+  int r3 = p->kernels.data[tb->kernel]->rank == 3;
+  buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
+  size_t off = 0;
+  for (int q = 0; q < tb->npairs; q++)
+    if (xneed[q]) {
+      const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
+      buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest %s */\n", ty, q, ty,
+                 off, p->fields.data[tb->cur[q]].label, r3 ? "planes, [T_][NX_][HY_][W_]" : "rows, [T_][NX_][W_]");
+      off += strip_bytes(p, tb, q, xneed, NX);
+    }
+  if (NX != NS)
+    buf_printf(b, "  int ws_ = 0;  /* the slot of this iteration's %s */\n", r3 ? "planes" : "rows");
+}
+
 /* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
  * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
  * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
@@ -461,17 +480,7 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb, const ch
   buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
   buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
   buf_puts(b, "  const int xo_ = (P1_ + ty_ * RY_) * W_ + P2_ + tx_ * V_;  /* this thread's first point in a plane of x<pair>_ */\n");
-  buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
-  size_t off = 0;
-  for (int q = 0; q < tb->npairs; q++)
-    if (xneed[q]) {
-      const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-      buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest planes, [T_][NX_][HY_][W_] */\n",
-                 ty, q, ty, off, p->fields.data[tb->cur[q]].label);
-      off += strip_bytes(p, tb, q, xneed, NX);
-    }
-  if (NX != NS)
-    buf_puts(b, "  int ws_ = 0;  /* the slot of this iteration's planes */\n");
+  print_strip_smem(b, p, tb, xneed, NX, NS);
   for (int d = 1; d <= 2; d++) {
     int n = d == 1 ? RY : V;
     const char *x = d == 1 ? "j" : "k", *w = d == 1 ? "wj0_" : "wk0_", *t = d == 1 ? "ty_ * RY_" : "tx_ * V_";
@@ -551,17 +560,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_puts(b, "  const int tid_ = threadIdx.x;\n");
     buf_puts(b, "  const long wj0_ = (long)bx_ * OWN_ - H_ + tid_ * V_;\n");
     buf_puts(b, "  const bool own_lane_ = tid_ >= H_ / V_ && tid_ < NT_ - H_ / V_;\n");
-    buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
-    size_t off = 0;
-    for (int q = 0; q < tb->npairs; q++)
-      if (xneed[q]) {
-        const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-        buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest rows, [T_][NX_][W_] */\n",
-                   ty, q, ty, off, p->fields.data[tb->cur[q]].label);
-        off += strip_bytes(p, tb, q, xneed, NX);
-      }
-    if (NX != NS)
-      buf_puts(b, "  int ws_ = 0;  /* the slot of this iteration's rows */\n");
+    print_strip_smem(b, p, tb, xneed, NX, NS);
   } else {
     buf_puts(b, "  const int lane_ = threadIdx.x & 31;\n");
     buf_puts(b, "  const long wj0_ = ((long)bx_ * (blockDim.x >> 5) + (threadIdx.x >> 5)) * OWN_ - H_ + lane_ * V_;\n");
