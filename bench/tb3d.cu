@@ -40,79 +40,12 @@ __global__ void init(float *u, int n)
     u[((long)i * n + j) * n + k] = sinf(0.05f * i) * cosf(0.03f * j) + 0.01f * k;
 }
 
-// T steps in one pass; tile BX x BY with T points of halo at each side;
-// M planes of output per block.
-template <int T, int BX, int BY>
-__global__ void __launch_bounds__(BX * BY) tb3(const float *__restrict__ in, float *__restrict__ out, int n, int M)
-{
-  constexpr int OX = BX - 2 * T, OY = BY - 2 * T, W = BX + 2, PL = (BY + 2) * W;
-  extern __shared__ float sm[];  // [T][3][BY + 2][BX + 2]
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int k = blockIdx.x * OX - T + tx, j = blockIdx.y * OY - T + ty;
-  const int z0 = blockIdx.z * M, z1 = min(z0 + M, n);
-  const bool cin = k >= 0 && k < n && j >= 0 && j < n;
-  const bool cint = k >= 1 && k < n - 1 && j >= 1 && j < n - 1;
-  const bool own = cint && tx >= T && tx < BX - T && ty >= T && ty < BY - T;
-  const long p = (long)n * n;
-  const float *col = in + (long)j * n + k;
-  float r[T][3];
-#pragma unroll
-  for (int t = 0; t < T; t++)
-    r[t][0] = r[t][1] = r[t][2] = 0.f;
-  float pf[3];
-  const int s0 = z0 - T, s1 = z1 - 1 + 2 * T;
-  auto load = [&](int s, float &dst) { dst = s >= 0 && s < n && cin ? col[s * p] : 0.f; };
-  const int me = (ty + 1) * W + tx + 1;
-  auto iter = [&](int s, auto ph, auto fast) {
-    constexpr int PH = decltype(ph)::value, C = (PH + 1) % 3, D = (PH + 2) % 3;
-    constexpr bool F = decltype(fast)::value;
-    load(s + 2, pf[(PH + 2) % 3]);
-#pragma unroll
-    for (int t = T; t >= 1; t--) {
-      const int q = s - 2 * t;
-      const bool rint = q >= 1 && q < n - 1;
-      const float *h = sm + ((t - 1) * 3 + C) * PL + me;
-      const float c = r[t - 1][C];
-      const float x = cc * c + ce * (r[t - 1][PH] + r[t - 1][D] + h[-W] + h[W] + h[-1] + h[1]);
-      const float o = F || (rint && cint) ? x : c;
-      if (t == T) {
-        if (own && q >= z0 && q < z1 && rint)
-          out[q * p + (long)j * n + k] = o;
-      } else {
-        r[t][PH] = o;
-        sm[(t * 3 + PH) * PL + me] = o;
-      }
-    }
-    r[0][PH] = pf[PH];
-    sm[PH * PL + me] = pf[PH];
-    __syncthreads();
-  };
-  bool cfast = __syncthreads_and(cint);
-  auto step = [&](int s, auto ph) {
-    if (cfast && s - 2 * T >= 1 && s - 2 < n - 1)
-      iter(s, ph, std::true_type{});
-    else
-      iter(s, ph, std::false_type{});
-  };
-  using P0 = std::integral_constant<int, 0>;
-  using P1 = std::integral_constant<int, 1>;
-  using P2 = std::integral_constant<int, 2>;
-  // Iterations in whole groups of three from a multiple of 3 (the phase is
-  // s mod 3): start early enough, and rows past the march are harmless.
-  int s = s0 - ((s0 % 3) + 3) % 3;
-  load(s, pf[0]);
-  load(s + 1, pf[1]);
-  for (; s <= s1; s += 3) {
-    step(s, P0{});
-    step(s + 1, P1{});
-    step(s + 2, P2{});
-  }
-}
-
-// The same with RY rows per thread along j (a tile of BX x BY*RY points):
+// T steps in one pass; a tile of BX x BY*RY points, T points of halo at
+// each side, M planes of output per block; RY rows per thread along j:
 // fewer threads per tile, so a large tile (a small halo share) still fits
 // several blocks per SM, and the in-thread rows' j neighbours come from
-// registers; only the first and last row read theirs from shared memory.
+// registers; only the first and last row read theirs from shared memory
+// (RY = 1: a thread per point, the first version).
 template <int T, int BX, int BY, int RY>
 __global__ void __launch_bounds__(BX * BY) tb3y(const float *__restrict__ in, float *__restrict__ out, int n, int M)
 {
@@ -201,29 +134,6 @@ __global__ void __launch_bounds__(BX * BY) tb3y(const float *__restrict__ in, fl
 
 static int n = 512;
 
-template <int T, int BX, int BY> static void run(const float *u0, float *a, float *b, const float *ref, int M, double copy)
-{
-  constexpr int OX = BX - 2 * T, OY = BY - 2 * T;
-  size_t smem = (size_t)T * 3 * (BY + 2) * (BX + 2) * sizeof(float);
-  CK(cudaFuncSetAttribute(tb3<T, BX, BY>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  cudaFuncAttributes fa;
-  CK(cudaFuncGetAttributes(&fa, tb3<T, BX, BY>));
-  int per_sm = 0;
-  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tb3<T, BX, BY>, BX * BY, smem));
-  dim3 grid((n + OX - 1) / OX + 1, (n + OY - 1) / OY + 1, (n + M - 1) / M);
-  size_t bytes = (size_t)n * n * n * sizeof(float);
-  CK(cudaMemcpy(a, u0, bytes, cudaMemcpyDeviceToDevice));
-  CK(cudaMemcpy(b, u0, bytes, cudaMemcpyDeviceToDevice));
-  tb3<T, BX, BY><<<grid, dim3(BX, BY), smem>>>(a, b, n, M);
-  CK(cudaGetLastError());
-  CK(cudaDeviceSynchronize());
-  const double md = max_abs_diff(b, ref, (size_t)n * n * n);
-  float ms = time_it([&] { tb3<T, BX, BY><<<grid, dim3(BX, BY), smem>>>(a, b, n, M); }, 3);
-  double gc = pow(n - 2.0, 3) * T / (ms * 1e-3) / 1e9;
-  printf("T=%d tile %3dx%-3d M=%4d  regs %3d  smem %6zu  blocks/SM %2d  %7.3f ms  %6.1f GCells/s  %.2fx bound  max|diff| %.1e\n", T,
-         BX, BY, M, fa.numRegs, smem, per_sm, ms, gc, gc / (copy / 8), md);
-}
-
 template <int T, int BX, int BY, int RY> static void runy(const float *u0, float *a, float *b, const float *ref, int M, double copy)
 {
   constexpr int OX = BX - 2 * T, OY = BY * RY - 2 * T;
@@ -285,12 +195,10 @@ int main(int argc, char **argv)
     CK(cudaFree(p));
     CK(cudaFree(q));
   }
-#define RUN(T, BX, BY, M) run<T, BX, BY>(u0, a, b, ref[T], M, copy)
-  RUN(2, 32, 16, 64);
-  RUN(3, 32, 16, 64);
-  RUN(4, 32, 32, 64);
 #define RUNY(T, BX, BY, RY, M) runy<T, BX, BY, RY>(u0, a, b, ref[T], M, copy)
   RUNY(2, 32, 16, 1, 64);
+  RUNY(3, 32, 16, 1, 64);
+  RUNY(4, 32, 32, 1, 64);
   RUNY(2, 32, 8, 2, 64);
   RUNY(2, 32, 8, 4, 64);
   RUNY(2, 32, 16, 2, 64);
