@@ -230,7 +230,8 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     buf_puts(b, "  }\n");
   }
   /* Fields: cur (step 0; outside the region at even steps), next (outside
-   * the region at odd steps; step T - 1 out), scratch (step T out), and
+   * the region at odd steps; step T - 1 out, or with a predicated store
+   * step -1, and step T - 1 out to its twin), scratch (step T out), and
    * the fields the kernel only reads. */
   for (int f = 0; f < p->fields.len; f++) {
     int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
@@ -241,6 +242,10 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
       buf_printf(b, "  %s *restrict %s = %s_.origin;\n", ty, sf->name, sf->name);
     } else if (qn >= 0) {
       buf_printf(b, "  %s *restrict %s = %s_.origin;\n", ty, fn, p->fields.data[f].name);
+      if (tb->predicated) {
+        const IrField *sf = &p->fields.data[tb->scratch_next[qn]];
+        buf_printf(b, "  %s *restrict %s = %s_.origin;\n", ty, sf->name, sf->name);
+      }
     } else if (ir_reads_field(k, f)) {
       buf_printf(b, "  const %s *restrict %s = %s_.origin;\n", ty, fn, p->fields.data[f].name);
     }
@@ -294,9 +299,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   int depth = 3 + r;
   /* A predicated store leaves the next field unchanged where it does not
    * fire (its value two steps back): the buffer of step 1 starts as next. */
-  int predicated = 0;
-  for (int e = 0; e < k->effects.len; e++)
-    predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+  int predicated = tb->predicated;
 
   /* ---- step 0 ---- */
   indent(b, depth);
@@ -470,26 +473,32 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   for (int q = 0; q < tb->npairs; q++) {
     indent(b, dd + 1);
     buf_printf(b, "%s[c_] = lv%d_[T_ & 1][x_];\n", p->fields.data[tb->scratch[q]].name, q);
+    if (predicated) {
+      indent(b, dd + 1);
+      buf_printf(b, "%s[c_] = lv%d_[(T_ - 1) & 1][x_];\n", p->fields.data[tb->scratch_next[q]].name, q);
+    }
   }
   indent(b, dd);
   buf_puts(b, "}\n");
-  indent(b, dd);
-  buf_puts(b, "if (prev_ && ");
-  for (int d = 0; d < r - 1; d++)
-    buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(d), index_name(d), index_name(d), index_name(d));
-  buf_puts(b, "1) {\n");
-  indent(b, dd + 1);
-  buf_printf(b, "const long rlo_ = %s_lo_ - %s > 0 ? %s_lo_ - %s : 0, rhi_ = %s_hi_ - %s < hi_ ? %s_hi_ - %s : hi_;\n",
-             kx, org[last], kx, org[last], kx, org[last], kx, org[last]);
-  open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, dd + 2);
-    buf_printf(b, "%s[c_] = lv%d_[(T_ - 1) & 1][x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
+  if (!predicated) { /* else step T - 1 went to next's twin, outside the region too */
+    indent(b, dd);
+    buf_puts(b, "if (prev_ && ");
+    for (int d = 0; d < r - 1; d++)
+      buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(d), index_name(d), index_name(d), index_name(d));
+    buf_puts(b, "1) {\n");
+    indent(b, dd + 1);
+    buf_printf(b, "const long rlo_ = %s_lo_ - %s > 0 ? %s_lo_ - %s : 0, rhi_ = %s_hi_ - %s < hi_ ? %s_hi_ - %s : hi_;\n",
+               kx, org[last], kx, org[last], kx, org[last], kx, org[last]);
+    open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
+    for (int q = 0; q < tb->npairs; q++) {
+      indent(b, dd + 2);
+      buf_printf(b, "%s[c_] = lv%d_[(T_ - 1) & 1][x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
+    }
+    indent(b, dd + 1);
+    buf_puts(b, "}\n");
+    indent(b, dd);
+    buf_puts(b, "}\n");
   }
-  indent(b, dd + 1);
-  buf_puts(b, "}\n");
-  indent(b, dd);
-  buf_puts(b, "}\n");
   close_rows(&c, depth);
   indent(b, 2 + r);
   buf_puts(b, "}\n");
@@ -500,7 +509,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   /* Odd T: the next fields must now hold, outside the region, what cur
    * holds there (the swaps' alternation); nothing reads them any more.
    * The region is a box: each row skips its part of it. */
-  if (T % 2) {
+  if (T % 2 && !predicated) {
     buf_puts(b, "  /* odd steps per pass: next takes cur's values outside the region */\n");
     for (int d = 0; d < r; d++) {
       indent(b, 1 + d);
@@ -536,9 +545,12 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
       buf_puts(b, "}\n");
     }
   }
-  /* cur <- scratch (step T), scratch <- cur. */
+  /* cur <- scratch (step T), scratch <- cur; next <- its twin (step T - 1). */
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->scratch[q]].name);
+  for (int q = 0; predicated && q < tb->npairs; q++)
+    buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->next[q]].name,
+               p->fields.data[tb->scratch_next[q]].name);
   print_c_wrapper_end(b, p, k, "T_ * ");
   free(skip);
   free(names);

@@ -232,6 +232,9 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
     if (qc >= 0)
       buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
                  p->fields.data[tb->scratch[qc]].name);
+    else if (qn >= 0 && tb->predicated)
+      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
+                 p->fields.data[tb->scratch_next[qn]].name);
     else if (qn >= 0)
       buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
     else if (ir_reads_field(k, f))
@@ -328,7 +331,10 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                  strip_wslot(p, hook), v, q);
     else if (t == T)
       buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
-    if (t == T - 1)
+    if (t == T - 1 && tb->predicated) /* to next's twin, outside the region too */
+      buf_printf(b, "            if (own%d_ && q_ >= i0_ && q_ < i1_)\n              %s[c_] = v%d_;\n", v,
+                 p->fields.data[tb->scratch_next[q]].name, q);
+    else if (t == T - 1)
       buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n",
                  fast_variant(p, tb) ? "!F_ && " : "", v,
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
@@ -697,18 +703,11 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
  * iteration); one more when a predicated store reads step t - 2. */
 static int smem_ring(const IrTb *tb, int predicated) { return 2 * tb->reach[0] + 2 + !!predicated; }
 
-static int has_predicated_store(const IrKernel *k)
-{
-  for (int e = 0; e < k->effects.len; e++)
-    if (k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0)
-      return 1;
-  return 0;
-}
 
 size_t cg_cuda_tb_smem(const IrProgram *p, const IrTb *tb)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
-  int R0 = tb->reach[0], predicated = has_predicated_store(k);
+  int R0 = tb->reach[0], predicated = tb->predicated;
   size_t smem = 0;
   if (tb->cuda == TB_SMEM)
     for (int q = 0; q < tb->npairs; q++)
@@ -818,7 +817,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int r = k->rank, T = tb->steps;
   int BX = tb->block[0], BY = r == 3 ? tb->block[1] : 1;
   int R0 = tb->reach[0], R1 = r == 3 ? tb->reach[1] : 0, R2 = tb->reach[r - 1];
-  int predicated = has_predicated_store(k);
+  int predicated = tb->predicated;
   int LAG = lag(tb), NS = smem_ring(tb, predicated);
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
@@ -1004,7 +1003,10 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       else
         buf_printf(b, "        if (own_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
                    p->fields.data[tb->scratch[q]].name, q);
-      if (t == T - 1)
+      if (t == T - 1 && tb->predicated) /* to next's twin, outside the region too */
+        buf_printf(b, "        if (own_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
+                   p->fields.data[tb->scratch_next[q]].name, q);
+      else if (t == T - 1)
         buf_printf(b, "        if (%sprev_ && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
                    fast_variant(p, tb) ? "!F_ && " : "", cname(p, p->fields.data[tb->next[q]].name), q);
     }
@@ -1029,8 +1031,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   }
 
   /* Odd T: next takes cur's values outside the region (nothing reads it
-   * now). */
-  if (T % 2)
+   * now). With a predicated store, next's twin has them already. */
+  if (T % 2 && !tb->predicated)
     print_outside_kernel(b, p, tb, 0);
   if (fast_variant(p, tb))
     print_outside_kernel(b, p, tb, 1);
@@ -1120,6 +1122,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       if (qc >= 0)
         buf_printf(b, ", (const %s *)%s_.origin, (%s *)%s_.origin", ty, p->fields.data[f].name, ty,
                    p->fields.data[tb->scratch[qc]].name);
+      else if (qn >= 0 && tb->predicated)
+        buf_printf(b, ", (const %s *)%s_.origin, (%s *)%s_.origin", ty, p->fields.data[f].name, ty,
+                   p->fields.data[tb->scratch_next[qn]].name);
       else if (qn >= 0)
         buf_printf(b, ", (%s *)%s_.origin", ty, p->fields.data[f].name);
       else if (ir_reads_field(k, f))
@@ -1138,7 +1143,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, ");\n");
   }
   buf_printf(b, "  stn_cuda_check_launch(\"%s (temporally blocked)\", grid, block);\n", k->name);
-  if (T % 2)
+  if (T % 2 && !tb->predicated)
     print_outside_launch(b, p, tb, 0);
   buf_printf(b, "  if (stn_profiling)\n    stn_cuda_prof_stop(&prof_, %d.0 * ", T);
   print_region_points(b, k);
@@ -1148,10 +1153,14 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   /* Written on the device (for the programmatic launches of single steps,
    * runtime/stn_cuda.h); then cur <- scratch (step T), scratch <- cur. */
   for (int q = 0; q < tb->npairs; q++)
-    buf_printf(b, "  stn_cuda_wrote(&%s_);\n  stn_cuda_wrote(&%s_);\n", p->fields.data[tb->next[q]].name,
+    buf_printf(b, "  stn_cuda_wrote(&%s_);\n  stn_cuda_wrote(&%s_);\n",
+               p->fields.data[tb->predicated ? tb->scratch_next[q] : tb->next[q]].name,
                p->fields.data[tb->scratch[q]].name);
   for (int q = 0; q < tb->npairs; q++)
     buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->cur[q]].name, p->fields.data[tb->scratch[q]].name);
+  for (int q = 0; tb->predicated && q < tb->npairs; q++) /* next <- its twin (step T - 1) */
+    buf_printf(b, "  stn_field_swap(&%s_, &%s_);\n", p->fields.data[tb->next[q]].name,
+               p->fields.data[tb->scratch_next[q]].name);
   for (int q = 0; fv && q < tb->npairs; q++)
     buf_printf(b, "  seen_[%d] = %s_.wseq;\n  seen_[%d] = %s_.wseq;\n", 2 * q, p->fields.data[tb->cur[q]].name, 2 * q + 1,
                p->fields.data[tb->next[q]].name);

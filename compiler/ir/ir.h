@@ -140,6 +140,13 @@ typedef struct IrTb {
   int cur[MAX_TB_PAIRS], next[MAX_TB_PAIRS], scratch[MAX_TB_PAIRS];  /* field ids */
   int reach[MAX_RANK];     /* largest |offset| of K's reads of the cur fields, per dimension */
   int prev_live;           /* main reads a next field after the loop: always write step s + steps - 1 */
+  /* K stores under a condition: where the store does not fire, step t
+   * keeps step t - 2, so step 1 reads next (step -1) in the region. Step
+   * T - 1 then goes to a twin of next (scratch_next), swapped with next
+   * after the pass, so that no tile writes next while others read it;
+   * scratch_next is -1 otherwise. */
+  int predicated;
+  int scratch_next[MAX_TB_PAIRS];
   /* CUDA (decided in the pass): how the steps are realised, threads per
    * block along the contiguous dimension and the next, planes of
    * dimension 0 per block; 2-D (TB_STRIP, TB_SHFL): points per thread,

@@ -31,6 +31,9 @@ static void verify_tb(const IrProgram *p, const IrBlock *blk, const char *after)
         check(tb->scratch[q] >= 0 && tb->scratch[q] < p->fields.len &&
               p->fields.data[tb->scratch[q]].scratch_of == tb->cur[q], after, k->name, -1,
               "a temporal-blocking pair without its scratch field");
+        int sn = tb->scratch_next[q];
+        check(tb->predicated ? sn >= 0 && sn < p->fields.len && p->fields.data[sn].scratch_of == tb->next[q] : sn == -1,
+              after, k->name, -1, "a temporal-blocking pair whose next field's twin does not match its predicated store");
       }
     }
     verify_tb(p, &s->body, after);

@@ -40,7 +40,7 @@ static int reads_var(const IrProgram *p, int id, int v)
 }
 
 /* Is the loop fusable? Fills tb's kernel and pairs; returns why not, or NULL. */
-static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
+static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb, int target)
 {
   const IrBlock *b = &loop->body;
   if (b->len < 2 || b->data[0]->kind != H_CALL)
@@ -99,13 +99,14 @@ static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
   }
   if (k->rank < 2)
     return "its kernel is 1-D (temporal blocking is for 2-D and 3-D kernels)";
-  /* A 3-D kernel with a conditional store, reading along two dimensions
-   * or more, gave wrong values blocked on the CPU (tests/lit/run/tblock.stn,
-   * 2026-11-23); until that is found, it runs single steps. */
-  for (int e = 0; e < k->effects.len && k->rank == 3; e++)
-    if (k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0)
-      return arena_printf(p->arena, "kernel %s stores under a condition, which temporal blocking supports in 2-D "
-                          "kernels only", k->name);
+  for (int e = 0; e < k->effects.len; e++)
+    tb->predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+  /* The CUDA printers write step T - 1 of a predicated store to next's
+   * twin (IrTb.scratch_next) like the C printer, but in 3-D that is not
+   * yet verified on a GPU: such kernels run single steps there. */
+  if (tb->predicated && k->rank == 3 && target == TARGET_CUDA)
+    return arena_printf(p->arena, "kernel %s stores under a condition, which temporal blocking on CUDA supports in "
+                        "2-D kernels only", k->name);
   for (int d = 0; d < MAX_RANK; d++)
     tb->reach[d] = 0;
   for (int i = 0; i < k->nodes.len; i++) {
@@ -318,7 +319,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       }
       if (has_call && has_swap) {
         IrTb tb = { 0 };
-        const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
+        const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb, o->target);
         int steps = why || o->no_tb ? 1 : steps_for(p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
@@ -344,8 +345,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           /* So does a predicated store: where it does not fire, step t
            * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
-          for (int e = 0; e < k->effects.len; e++)
-            t->prev_live |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
+          t->prev_live |= t->predicated;
           choose_shape(p, t, k, o);
           t->march_fixed = o->march != 0;
           choose_tiles(t, k);
@@ -401,26 +401,30 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
   }
 }
 
-/* Scratch buffers: one per pair, like its cur field. */
+/* The scratch field of f (a twin, allocated like it), added once. */
+static int twin(IrProgram *p, int f)
+{
+  for (int x = 0; x < p->fields.len; x++)
+    if (p->fields.data[x].scratch_of == f)
+      return x;
+  IrField sf = p->fields.data[f];
+  sf.name = arena_printf(p->arena, "stn_tb_%s", p->fields.data[f].name);
+  sf.label = sf.name;
+  sf.scratch_of = f;
+  vec_push(&p->fields, sf);
+  return p->fields.len - 1;
+}
+
+/* Scratch buffers: one per pair, like its cur field, and with a predicated
+ * store one like its next field. */
 static void add_scratch(IrProgram *p, IrBlock *blk)
 {
   for (int i = 0; i < blk->len; i++) {
     IrStmt *s = blk->data[i];
     if (s->tb)
       for (int q = 0; q < s->tb->npairs; q++) {
-        int cur = s->tb->cur[q], found = -1;
-        for (int f = 0; f < p->fields.len; f++)
-          if (p->fields.data[f].scratch_of == cur)
-            found = f;
-        if (found < 0) {
-          IrField sf = p->fields.data[cur];
-          sf.name = arena_printf(p->arena, "stn_tb_%s", p->fields.data[cur].name);
-          sf.label = sf.name;
-          sf.scratch_of = cur;
-          vec_push(&p->fields, sf);
-          found = p->fields.len - 1;
-        }
-        s->tb->scratch[q] = found;
+        s->tb->scratch[q] = twin(p, s->tb->cur[q]);
+        s->tb->scratch_next[q] = s->tb->predicated ? twin(p, s->tb->next[q]) : -1;
       }
     add_scratch(p, &s->body);
     add_scratch(p, &s->els);
