@@ -97,9 +97,8 @@ static int subtract(IrKernel *k, int id, int x, int y)
   return id;
 }
 
-static int fold_zeros;
-
-static int fold_node(IrKernel *k, int id)
+/* fold_zeros: floating x*0, x+0, 0-x too (not -fno-fold-zeros). */
+static int fold_node(IrKernel *k, int id, int fold_zeros)
 {
   IrNode *n = &k->nodes.data[id];
   const OpInfo *oi = &op_info[n->op];
@@ -162,7 +161,7 @@ static int fold_node(IrKernel *k, int id)
 
 /* Nodes are in topological order, so one forward sweep sees operands
  * already folded. Replaced nodes become dead and pass_compact drops them. */
-static void fold_kernel(IrKernel *k)
+static void fold_kernel(IrKernel *k, int fold_zeros)
 {
   int n = k->nodes.len;
   int *map = xrealloc(NULL, sizeof(int) * (size_t)(n + 1));
@@ -170,7 +169,7 @@ static void fold_kernel(IrKernel *k)
     IrNode *nd = &k->nodes.data[i];
     for (int a = 0; a < op_info[nd->op].nargs; a++)
       nd->arg[a] = map[nd->arg[a]];
-    int r = fold_node(k, i);
+    int r = fold_node(k, i, fold_zeros);
     map[i] = r;
     if (r != i && k->nodes.data[i].name && !k->nodes.data[r].name && op_info[k->nodes.data[r].op].form != LEAF)
       k->nodes.data[r].name = k->nodes.data[i].name;
@@ -207,7 +206,6 @@ void pass_fold(IrProgram *p, const PassOptions *o)
 {
   if (o->no_fold)
     return;
-  fold_zeros = !o->no_fold_zeros;
   for (int i = 0; i < p->kernels.len; i++)
-    fold_kernel(p->kernels.data[i]);
+    fold_kernel(p->kernels.data[i], !o->no_fold_zeros);
 }
