@@ -95,18 +95,6 @@ static int kept(const IrTb *tb, int f)
  * iteration. */
 static int lag(const IrTb *tb) { return tb->reach[0] + 1; }
 
-/* 3-D kernels come in two instances, F_ = true when next and cur agree
- * outside the region and nothing reads step T - 1 from next: then a point
- * outside the region keeps its value from step to step (no loads of cur
- * and next for it, no stores of step T - 1), what the hand-written kernel
- * does; their loads and stores cost the general instance a third of its
- * speed (diffusion3d --tb=4: 353 against 554 GCells/s; Himeno L --tb=2:
- * 2.46 against 2.77 TFLOPS; docs/benchmarks.md, 2026-11-23). */
-static int fast_variant(const IrProgram *p, const IrTb *tb)
-{
-  return p->kernels.data[tb->kernel]->rank == 3;
-}
-
 static int pos_mod(int a, int m) { return ((a % m) + m) % m; }
 static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m); }
 
@@ -225,7 +213,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && threads >= 256
                      ? arena_printf(p->arena, ", %d", 1024 / threads) : "";
   buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s",
-             fast_variant(p, tb) ? ", bool F_" : "", threads, minb, k->name, cname(p, p->grids.data[k->grid].name));
+             tb->fast_instance ? ", bool F_" : "", threads, minb, k->name, cname(p, p->grids.data[k->grid].name));
   for (int f = 0; f < p->fields.len; f++) {
     int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
     const char *ty = ctype(p->fields.data[f].ty);
@@ -313,7 +301,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_puts(b, "            } else {\n");
     for (int q = 0; q < tb->npairs; q++) {
       buf_printf(b, "              v%d_ = ", q);
-      if (fast_variant(p, tb)) /* the point's own value at step t - 1 */
+      if (tb->fast_instance) /* the point's own value at step t - 1 */
         buf_printf(b, "F_ ? q%d_[%d][%d][%d] : ", q, t - 1, pos_mod(ph - t * lag(tb), hook->ns), v);
       buf_printf(b, "pa_ && ca%d_ ? %s[c_] : (%s)0;\n", v, cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name),
                  ctype(p->fields.data[tb->cur[q]].ty));
@@ -336,7 +324,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                  p->fields.data[tb->scratch_next[q]].name, q);
     else if (t == T - 1)
       buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n",
-                 fast_variant(p, tb) ? "!F_ && " : "", v,
+                 tb->fast_instance ? "!F_ && " : "", v,
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
   }
   buf_puts(b, "          }\n");
@@ -992,7 +980,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int q = 0; q < tb->npairs; q++) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
       buf_printf(b, "          v%d_ = ", q);
-      if (fast_variant(p, tb)) /* the point's own value at step t - 1 */
+      if (tb->fast_instance) /* the point's own value at step t - 1 */
         buf_printf(b, "F_ ? lv%d_[%d][sl_p0_]%s[tx_] : ", q, t - 1, r == 3 ? "[ty_]" : "");
       buf_printf(b, "in_ ? %s[c_] : (%s)0;\n", cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name), ty);
     }
@@ -1008,7 +996,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                    p->fields.data[tb->scratch_next[q]].name, q);
       else if (t == T - 1)
         buf_printf(b, "        if (%sprev_ && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
-                   fast_variant(p, tb) ? "!F_ && " : "", cname(p, p->fields.data[tb->next[q]].name), q);
+                   tb->fast_instance ? "!F_ && " : "", cname(p, p->fields.data[tb->next[q]].name), q);
     }
     buf_puts(b, "      }\n");
     buf_puts(b, "    }\n");
@@ -1034,7 +1022,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
    * now). With a predicated store, next's twin has them already. */
   if (T % 2 && !tb->predicated)
     print_outside_kernel(b, p, tb, 0);
-  if (fast_variant(p, tb))
+  if (tb->fast_instance)
     print_outside_kernel(b, p, tb, 1);
 
   /* ---- the host wrapper ---- */
@@ -1071,7 +1059,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
       buf_puts(b, ";\n");
   }
   buf_printf(b, "  static int march_ = %d;  /* rows of dimension 0 per block */\n", tb->march);
-  int fv = fast_variant(p, tb);
+  int fv = tb->fast_instance;
   const char *inst[4] = { "<int>", "<long>" };
   if (fv) {
     inst[0] = "<int, true>", inst[1] = "<long, true>", inst[2] = "<int, false>", inst[3] = "<long, false>";

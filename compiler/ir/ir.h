@@ -163,6 +163,11 @@ typedef struct IrTb {
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */
   int vec, warps;
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
+  /* CUDA 3-D: the kernel comes in two instances, the fast one (F_) for
+   * passes where next and cur agree outside the region and nothing reads
+   * step T - 1 from next (then points outside the region keep their
+   * values: no loads and stores for them) */
+  int fast_instance;
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
    * step 1 loads them, later steps of the same point take step 1's value
    * from registers, (t - 1)(r + 1) iterations later, instead of loading

@@ -347,6 +347,11 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           const IrKernel *k = p->kernels.data[t->kernel];
           t->prev_live |= t->predicated;
           choose_shape(p, t, k, o);
+          /* The general instance's loads and stores outside the region cost
+           * a third of its speed (diffusion3d --tb=4: 353 against 554
+           * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
+           * docs/benchmarks.md, 2026-11-23). */
+          t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
           t->march_fixed = o->march != 0;
           choose_tiles(t, k);
           t->halo = steps * t->reach[k->rank - 1];
