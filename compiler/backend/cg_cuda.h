@@ -17,6 +17,4 @@ const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names
 void cuda_print_red_decls(Buf *b, const IrKernel *k);
 void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread);
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
-/* Bytes of dynamic shared memory per block of the temporally blocked kernel. */
-size_t cg_cuda_tb_smem(const IrProgram *p, const IrTb *tb);
 #endif

@@ -22,60 +22,16 @@
 typedef struct TbCuda {
   const IrTb *tb;
   int t, ph, v, ns;
-  const char *xneed;  /* TB_STRIP: strip_slots; NULL otherwise */
-  int nx;             /* TB_STRIP: slots per step in shared memory; when NX == NS the slot of iteration it_ is the
-                       * phase (constant), else the run-time ws_ */
+  const char *xneed;  /* TB_STRIP: IrTb.xneed; NULL otherwise */
+  int nx;             /* TB_STRIP: IrTb.nx; when NX == NS the slot of iteration it_ is the phase (constant), else
+                       * the run-time ws_ */
 } TbCuda;
-
-/* TB_STRIP: the pairs whose rows go through shared memory (some read of
- * theirs leaves the thread's columns, in 3-D is off its plane's point:
- * xneed[q]), the row offsets of those
- * reads (used[di + r]), and the slots per step: a row written in
- * iteration s is read up to LAG - dmin iterations later (dmin the lowest
- * offset used), and one slot more keeps the row an iteration writes apart
- * from those it reads, so that one barrier per iteration suffices. At
- * least ns (the register ring's slots): with as many, every slot is a
- * constant of the unrolled phases. */
-static int strip_slots(const IrKernel *k, const IrTb *tb, int ns, char *xneed, char *used)
-{
-  int R0 = tb->reach[0], dmin = R0;
-  for (int q = 0; q < tb->npairs; q++)
-    xneed[q] = 0;
-  for (int d = 0; d <= 2 * R0; d++)
-    used[d] = 0;
-  for (int n = 0; n < k->nodes.len; n++) {
-    const IrNode *nd = &k->nodes.data[n];
-    int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
-    if (q < 0 || (!nd->off[1] && !nd->off[k->rank - 1]))
-      continue;
-    xneed[q] = 1;
-    used[nd->off[0] + R0] = 1;
-    if (nd->off[0] < dmin)
-      dmin = nd->off[0];
-  }
-  int nx = R0 + 1 - dmin + 1;
-  return nx > ns ? nx : ns;
-}
 
 /* TB_STRIP: the slot this iteration's rows go to in shared memory: the
  * phase when the rings have as many slots as the registers', else ws_. */
 static const char *strip_wslot(const IrProgram *p, const TbCuda *c)
 {
   return c->nx == c->ns ? arena_printf(p->arena, "%d", c->ph) : "ws_";
-}
-
-/* TB_STRIP: bytes of shared memory per pair (0: none), 16-byte aligned:
- * [T][NX][W] (2-D), [T][NX][HY][W] (3-D), padded by the reach. */
-static size_t strip_bytes(const IrProgram *p, const IrTb *tb, int q, const char *xneed, int nx)
-{
-  if (!xneed[q])
-    return 0;
-  int r = p->kernels.data[tb->kernel]->rank;
-  size_t w = (size_t)(tb->block[0] * tb->vec + 2 * tb->reach[r - 1]);
-  if (r == 3)
-    w *= (size_t)(tb->block[1] * tb->rows + 2 * tb->reach[1]);
-  size_t bytes = (size_t)tb->steps * (size_t)nx * w * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4);
-  return (bytes + 15) / 16 * 16;
 }
 
 /* TB_SMEM: is field f one whose own-point value step 1 keeps (IrTb.keep)? */
@@ -442,19 +398,17 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
 /* TB_STRIP: the pointers into shared memory, x<pair>_, for the pairs
  * whose newest rows (3-D: planes) go there, and the run-time slot ws_
  * when the slots are not the phases. */
-static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb, const char *xneed, int NX, int NS)
+static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb)
 {
   int r3 = p->kernels.data[tb->kernel]->rank == 3;
   buf_puts(b, "  extern __shared__ double stn_smem_[];\n");
-  size_t off = 0;
   for (int q = 0; q < tb->npairs; q++)
-    if (xneed[q]) {
+    if (tb->xneed[q]) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
       buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest %s */\n", ty, q, ty,
-                 off, p->fields.data[tb->cur[q]].label, r3 ? "planes, [T_][NX_][HY_][W_]" : "rows, [T_][NX_][W_]");
-      off += strip_bytes(p, tb, q, xneed, NX);
+                 tb->xoff[q], p->fields.data[tb->cur[q]].label, r3 ? "planes, [T_][NX_][HY_][W_]" : "rows, [T_][NX_][W_]");
     }
-  if (NX != NS)
+  if (tb->nx != tb->ring)
     buf_printf(b, "  int ws_ = 0;  /* the slot of this iteration's %s */\n", r3 ? "planes" : "rows");
 }
 
@@ -464,7 +418,7 @@ static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb, const c
  * and the block's own (own: outside the halo, inside the grid). Its
  * newest planes go to x<pair>_[step][slot][row][column] in shared memory,
  * padded by the reach, the thread's first point at xo_. */
-static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb, const char *xneed, int NX, int NS)
+static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
@@ -474,7 +428,7 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb, const ch
   buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
   buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
   buf_puts(b, "  const int xo_ = (P1_ + ty_ * RY_) * W_ + P2_ + tx_ * V_;  /* this thread's first point in a plane of x<pair>_ */\n");
-  print_strip_smem(b, p, tb, xneed, NX, NS);
+  print_strip_smem(b, p, tb);
   for (int d = 1; d <= 2; d++) {
     int n = d == 1 ? RY : V;
     const char *x = d == 1 ? "j" : "k", *w = d == 1 ? "wj0_" : "wk0_", *t = d == 1 ? "ty_ * RY_" : "tx_ * V_";
@@ -513,15 +467,13 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   const char *gname = cname(p, g->name);
   TbCuda *hook = (TbCuda *)pr->hook;
   /* Ring of 2r + 1 rows per step (one more when a predicated store reads
-   * step t - 2 at the row being computed). */
-  int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = 2 * R0 + 1 + !!predicated;
-  int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = 0, r = k->rank, C = V * tb->rows;
-  char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * tb->reach[0] + 1));
+   * step t - 2 at the row being computed): IrTb.ring. */
+  int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = tb->ring;
+  int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = strip ? tb->nx : 0, r = k->rank, C = V * tb->rows;
   hook->ns = NS;
   print_tb_head(b, p, tb, r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps, use_level, pr->names);
   if (strip) {
-    NX = strip_slots(k, tb, NS, xneed, used);
-    hook->xneed = xneed;
+    hook->xneed = tb->xneed;
     hook->nx = NX;
   }
   if (r == 3)
@@ -538,7 +490,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_printf(b, "  const I s1_ = (I)%s.stride[1];\n", gname);
   print_red_locals(b, p, k);
   if (r == 3)
-    print_3d_points(b, p, tb, xneed, NX, NS);
+    print_3d_points(b, p, tb);
   else {
   /* The blocks of the first and the last strip run first: their edge
    * columns lie outside the region, where each step loads the field, so
@@ -554,7 +506,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_puts(b, "  const int tid_ = threadIdx.x;\n");
     buf_puts(b, "  const long wj0_ = (long)bx_ * OWN_ - H_ + tid_ * V_;\n");
     buf_puts(b, "  const bool own_lane_ = tid_ >= H_ / V_ && tid_ < NT_ - H_ / V_;\n");
-    print_strip_smem(b, p, tb, xneed, NX, NS);
+    print_strip_smem(b, p, tb);
   } else {
     buf_puts(b, "  const int lane_ = threadIdx.x & 31;\n");
     buf_puts(b, "  const long wj0_ = ((long)bx_ * (blockDim.x >> 5) + (threadIdx.x >> 5)) * OWN_ - H_ + lane_ * V_;\n");
@@ -642,7 +594,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     if (D < NS)
       buf_printf(b, "      fetch_(s_ + %d, %d);\n", D, (ph + D) % NS);
     for (int d = 0; strip && NX != NS && d <= 2 * R0; d++)
-      if (used[d]) { /* the slot of the rows read at offset d - R0: written LAG - (d - R0) iterations ago */
+      if (tb->xrows[d]) { /* the slot of the rows read at offset d - R0: written LAG - (d - R0) iterations ago */
         int K = LAG - (d - R0);
         buf_printf(b, "      const int xs_%c%d_ = ws_ >= %d ? ws_ - %d : ws_ + %d;  /* rows written %d iteration%s ago */\n",
                    d < R0 ? 'm' : 'p', abs(d - R0), K, K, NX - K, K, K == 1 ? "" : "s");
@@ -665,10 +617,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     for (int q = 0; q < tb->npairs; q++)
       for (int v = 0; v < C; v++) {
         buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
-        if (strip && xneed[q] && r == 3)
+        if (strip && tb->xneed[q] && r == 3)
           buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
                      smem_point(p, v / V, v % V), q, ph, v);
-        else if (strip && xneed[q])
+        else if (strip && tb->xneed[q])
           buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook), v,
                      q, ph, v);
       }
@@ -683,32 +635,6 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_puts(b, "  }\n");
   cuda_print_block_reduce(b, p, k, r == 3 ? "threadIdx.x == 0 && threadIdx.y == 0" : "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
-  free(used);
-}
-
-/* TB_SMEM rings: 2r + 2 planes, so that the plane a step writes in an
- * iteration is none of those the next step reads in it (one barrier per
- * iteration); one more when a predicated store reads step t - 2. */
-static int smem_ring(const IrTb *tb, int predicated) { return 2 * tb->reach[0] + 2 + !!predicated; }
-
-
-size_t cg_cuda_tb_smem(const IrProgram *p, const IrTb *tb)
-{
-  const IrKernel *k = p->kernels.data[tb->kernel];
-  int R0 = tb->reach[0], predicated = tb->predicated;
-  size_t smem = 0;
-  if (tb->cuda == TB_SMEM)
-    for (int q = 0; q < tb->npairs; q++)
-      smem += (size_t)(p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
-              (size_t)(tb->steps * smem_ring(tb, predicated) * tb->block[0] * (k->rank == 3 ? tb->block[1] : 1));
-  if (tb->cuda == TB_STRIP) {
-    char xneed[MAX_TB_PAIRS], *used = xrealloc(NULL, (size_t)(2 * R0 + 1));
-    int nx = strip_slots(k, tb, 2 * R0 + 1 + predicated, xneed, used);
-    for (int q = 0; q < tb->npairs; q++)
-      smem += strip_bytes(p, tb, q, xneed, nx);
-    free(used);
-  }
-  return smem;
 }
 
 /* A kernel over the points outside K's region: a warp per row of the
@@ -806,7 +732,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int BX = tb->block[0], BY = r == 3 ? tb->block[1] : 1;
   int R0 = tb->reach[0], R1 = r == 3 ? tb->reach[1] : 0, R2 = tb->reach[r - 1];
   int predicated = tb->predicated;
-  int LAG = lag(tb), NS = smem_ring(tb, predicated);
+  int LAG = lag(tb), NS = tb->ring;
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
   char **names = value_names(p, k, use_level);
@@ -1037,7 +963,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   print_region_bounds(&hpr, gname);
   buf_printf(b, "  static stn_kprof prof_ = { \"%s x%d\", %d, %d, 0, 0, 0, NULL };\n", k->name, T, k->flops,
              k->bytes_read + k->bytes_written);
-  size_t smem = cg_cuda_tb_smem(p, tb);
+  size_t smem = tb->smem;
   buf_printf(b, "  const size_t smem_ = %zu;  /* %s */\n", smem,
              tb->cuda == TB_SMEM ? "the rings of all pairs" : "every step's newest rows");
   if (k->reds.len) {

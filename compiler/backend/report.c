@@ -260,7 +260,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
       if (pt.found)
         fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per "
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)\n", pt.regs, pt.spill_st, pt.spill_ld,
-                cg_cuda_tb_smem(gpu, loops.data[i]->tb));
+                loops.data[i]->tb->smem);
     }
   }
   vec_free(&loops);
@@ -361,7 +361,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
                 pt.regs, pt.spill_st, pt.spill_ld);
       else
         fprintf(f, ", \"resources\": {\"source\": \"none\", \"registers\": null, \"spill_stores\": null, \"spill_loads\": null, ");
-      fprintf(f, "\"shared_memory\": %zu}", cg_cuda_tb_smem(gpu, tb));
+      fprintf(f, "\"shared_memory\": %zu}", tb->smem);
     }
     fprintf(f, "}");
   }

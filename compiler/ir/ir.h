@@ -163,6 +163,26 @@ typedef struct IrTb {
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */
   int vec, warps;
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
+  /* CUDA shared memory (decided with the shape; the printer follows it).
+   * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
+   * memory (the plane a step writes in an iteration is none the next step
+   * reads in it: one barrier per iteration), TB_STRIP and TB_SHFL 2r + 1
+   * in registers; one more when a predicated store reads step t - 2.
+   * TB_STRIP: xneed[q], the pairs whose rows go through shared memory
+   * (some read of theirs leaves the thread's columns, in 3-D its plane's
+   * point); xrows[d + r], the row offsets d those reads use; nx, slots per
+   * step in shared memory: a row written in iteration s is read up to
+   * LAG - dmin iterations later (dmin the lowest offset used), one slot
+   * more keeps the row an iteration writes apart from those it reads (one
+   * barrier per iteration), and at least ring (then every slot is a
+   * constant of the unrolled phases); xoff[q], where pair q's rows start
+   * in shared memory. smem: bytes per block. */
+  int ring;
+  char xneed[MAX_TB_PAIRS];
+  size_t xoff[MAX_TB_PAIRS];
+  char *xrows;
+  int nx;
+  size_t smem;
   /* CUDA 3-D: the kernel comes in two instances, the fast one (F_) for
    * passes where next and cur agree outside the region and nothing reads
    * step T - 1 from next (then points outside the region keep their
