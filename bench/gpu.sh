@@ -390,6 +390,7 @@ tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:doub
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 tb-predicate|tests/lit/run/tb-predicate.stn|--N=300|u:double un:double w:double wn:double|
+heat3d-double|tests/lit/cuda/Inputs/heat3d-double.stn|--N=40 --STEPS=13|f:double fn:double|
 CASES
 }
 if [ "${SKIP_TB:-0}" != 1 ]; then

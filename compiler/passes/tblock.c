@@ -198,14 +198,47 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
  * (halo included: the T x reach points at each side are computed but not
  * written), and march along dimension 0. --block and --march override. */
-/* 3-D TB_STRIP: shared memory per block, at most (every pair's planes,
- * 2r + 2 slots per step, the tile padded by the reach). */
-static size_t strip3_bytes(const IrProgram *p, const IrTb *t, int tx, int ty)
+/* CUDA shared memory: IrTb.ring, xneed, xrows, nx, smem (see ir.h). */
+static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, int q)
 {
-  size_t plane = (size_t)(tx + 2 * t->reach[2]) * (size_t)(ty + 2 * t->reach[1]), bytes = 0;
-  for (int q = 0; q < t->npairs; q++)
-    bytes += (size_t)t->steps * (size_t)(2 * t->reach[0] + 2) * plane * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
-  return bytes;
+  if (!t->xneed[q])
+    return 0;
+  int r = k->rank;
+  size_t w = (size_t)(t->block[0] * t->vec + 2 * t->reach[r - 1]);
+  if (r == 3)
+    w *= (size_t)(t->block[1] * t->rows + 2 * t->reach[1]);
+  size_t bytes = (size_t)t->steps * (size_t)t->nx * w * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
+  return (bytes + 15) / 16 * 16; /* [T][NX][W] (2-D), [T][NX][HY][W] (3-D), 16-byte aligned */
+}
+
+static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
+{
+  int R0 = t->reach[0];
+  t->ring = 2 * R0 + (t->cuda == TB_SMEM ? 2 : 1) + t->predicated;
+  t->smem = 0;
+  if (t->cuda == TB_SMEM)
+    for (int q = 0; q < t->npairs; q++)
+      t->smem += (size_t)(p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
+                 (size_t)(t->steps * t->ring * t->block[0] * (k->rank == 3 ? t->block[1] : 1));
+  if (t->cuda != TB_STRIP)
+    return;
+  int dmin = R0;
+  t->xrows = arena_alloc(p->arena, (size_t)(2 * R0 + 1));
+  for (int n = 0; n < k->nodes.len; n++) {
+    const IrNode *nd = &k->nodes.data[n];
+    int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(t, nd->ref) : -1;
+    if (q < 0 || (!nd->off[1] && !nd->off[k->rank - 1]))
+      continue;
+    t->xneed[q] = 1;
+    t->xrows[nd->off[0] + R0] = 1;
+    if (nd->off[0] < dmin)
+      dmin = nd->off[0];
+  }
+  t->nx = R0 + 1 - dmin + 1 > t->ring ? R0 + 1 - dmin + 1 : t->ring;
+  for (int q = 0; q < t->npairs; q++) {
+    t->xoff[q] = t->smem;
+    t->smem += strip_bytes(p, t, k, q);
+  }
 }
 
 static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const PassOptions *o)
@@ -258,10 +291,14 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * 99 KB): a narrower tile (tblock.stn's 3-D box in double at T = 6
      * needs 235008 bytes at 32x32). */
     size_t most = o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
-    while (!o->block[1] && ty > 8 && strip3_bytes(p, t, t->block[0], ty) > most)
+    for (;;) {
+      t->rows = ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
+      t->block[1] = ty / t->rows;
+      smem_layout(p, t, k);
+      if (o->block[1] || ty <= 8 || t->smem <= most)
+        break;
       ty /= 2;
-    t->rows = ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
-    t->block[1] = ty / t->rows;
+    }
     t->march = o->march ? o->march : 64;
     return;
   }
@@ -284,49 +321,6 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       t->block[1] *= 2;
   }
   t->march = o->march ? o->march : 48; /* Himeno L --tb=2: 48 planes 0.4598 ms, 32 0.4724 (at most: run-time), 64 0.4698 (07:33) */
-}
-
-/* CUDA shared memory: IrTb.ring, xneed, xrows, nx, smem (see ir.h). */
-static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, int q)
-{
-  if (!t->xneed[q])
-    return 0;
-  int r = k->rank;
-  size_t w = (size_t)(t->block[0] * t->vec + 2 * t->reach[r - 1]);
-  if (r == 3)
-    w *= (size_t)(t->block[1] * t->rows + 2 * t->reach[1]);
-  size_t bytes = (size_t)t->steps * (size_t)t->nx * w * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
-  return (bytes + 15) / 16 * 16; /* [T][NX][W] (2-D), [T][NX][HY][W] (3-D), 16-byte aligned */
-}
-
-static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
-{
-  int R0 = t->reach[0];
-  t->ring = 2 * R0 + (t->cuda == TB_SMEM ? 2 : 1) + t->predicated;
-  t->smem = 0;
-  if (t->cuda == TB_SMEM)
-    for (int q = 0; q < t->npairs; q++)
-      t->smem += (size_t)(p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
-                 (size_t)(t->steps * t->ring * t->block[0] * (k->rank == 3 ? t->block[1] : 1));
-  if (t->cuda != TB_STRIP)
-    return;
-  int dmin = R0;
-  t->xrows = arena_alloc(p->arena, (size_t)(2 * R0 + 1));
-  for (int n = 0; n < k->nodes.len; n++) {
-    const IrNode *nd = &k->nodes.data[n];
-    int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(t, nd->ref) : -1;
-    if (q < 0 || (!nd->off[1] && !nd->off[k->rank - 1]))
-      continue;
-    t->xneed[q] = 1;
-    t->xrows[nd->off[0] + R0] = 1;
-    if (nd->off[0] < dmin)
-      dmin = nd->off[0];
-  }
-  t->nx = R0 + 1 - dmin + 1 > t->ring ? R0 + 1 - dmin + 1 : t->ring;
-  for (int q = 0; q < t->npairs; q++) {
-    t->xoff[q] = t->smem;
-    t->smem += strip_bytes(p, t, k, q);
-  }
 }
 
 /* CPU tiles */
