@@ -206,7 +206,7 @@ static const char *smem_point(const IrProgram *p, int y, int v)
 /* 2-D kernels: column v of step t in phase ph (3-D TB_STRIP: the thread's
  * point v, row v / V_ and column v % V_). fast: known to be in the region. */
 static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
-                              int predicated, int fast)
+                              int fast)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   TbCuda *hook = (TbCuda *)pr->hook;
@@ -231,7 +231,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     print_wrap_decls(pr, d, 7 - x, "I");
   for (int lv = 1; lv <= r; lv++)
     emit_level(pr, lv, 7 - x);
-  if (predicated) /* a store that does not fire leaves step t - 2 */
+  if (tb->predicated) /* a store that does not fire leaves step t - 2 */
     for (int q = 0; q < tb->npairs; q++) {
       indent(b, 7 - x);
       if (t == 1)
@@ -289,7 +289,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
 /* 2-D kernels: steps T..1 of one iteration (phase ph). fast: every step has
  * its row, inside the region, and all this lane's columns are in it. */
 static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
-                             int predicated, int vec_bytes, int fast)
+                             int vec_bytes, int fast)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
@@ -353,15 +353,15 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
                    r == 3 ? "C_" : "V_", r == 3 ? "plane's points" : "row's columns");
     if (fast) {
       for (int v = 0; v < C; v++)
-        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, 1);
     } else {
       /* All this lane's columns in the region: no checks per column. */
       buf_puts(b, "          if (pr_ && crall_) {\n");
       for (int v = 0; v < C; v++)
-        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 1);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, 1);
       buf_puts(b, "          } else {\n");
       for (int v = 0; v < C; v++)
-        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, predicated, 0);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, 0);
       buf_puts(b, "          }\n");
     }
     if (t == T) { /* the row's own columns out, 16 bytes at a time where whole */
@@ -460,7 +460,7 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
  * slot it_ mod NX_ (the phase when NX_ = NS_, else the run-time ws_), and
  * the next step reads its neighbours' columns there; a barrier ends each
  * iteration. */
-static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level, int predicated)
+static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, const int *use_level)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
@@ -608,9 +608,9 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
      * the region: straight code (fast); otherwise each step and column
      * checks. */
     buf_puts(b, "      if (steady_ && crall_) {\n");
-    print_2d_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 1);
+    print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 1);
     buf_puts(b, "      } else {\n");
-    print_2d_steps(b, p, tb, pr, ph, NS, LAG, predicated, vec_bytes, 0);
+    print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 0);
     buf_puts(b, "      }\n");
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
     hook->ph = ph;
@@ -731,7 +731,6 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   int r = k->rank, T = tb->steps;
   int BX = tb->block[0], BY = r == 3 ? tb->block[1] : 1;
   int R0 = tb->reach[0], R1 = r == 3 ? tb->reach[1] : 0, R2 = tb->reach[r - 1];
-  int predicated = tb->predicated;
   int LAG = lag(tb), NS = tb->ring;
   ir_count_uses((IrKernel *)k);
   int *use_level = use_levels(k);
@@ -750,7 +749,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
 
   if (tb->cuda != TB_SMEM) {
     pr.print_load = reg_load;
-    print_2d_kernel(b, p, tb, &pr, use_level, predicated);
+    print_2d_kernel(b, p, tb, &pr, use_level);
   } else {
   /* ---- the device kernel ---- */
   print_tb_head(b, p, tb, BX * BY, use_level, dnames);
@@ -877,7 +876,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     for (int lv = 1; lv <= r; lv++)
       emit_level(&pr, lv, 5);
     /* A predicated store leaves next as it was: step t - 2 there. */
-    if (predicated)
+    if (tb->predicated)
       for (int q = 0; q < tb->npairs; q++) {
         indent(b, 5);
         if (t == 1)
