@@ -49,8 +49,15 @@ STRATS="naive stream smem"
 # Verified variants: each strategy, and points per thread (--vec) forced:
 # NAME-vV is strategy NAME with --vec=V (clamped by the compiler to 16-byte
 # vectors; kernels that wrap keep one point).
-VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4}
-flags_of() { case $1 in *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;; *) echo "--cuda-strategy=$1" ;; esac; }
+# pipe-vV: the stream strategy with -fstream-pipeline (software pipelining).
+VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4 pipe-v1 pipe-v4}
+flags_of() {
+  case $1 in
+    pipe-v*) echo "--cuda-strategy=stream -fstream-pipeline --vec=${1##*-v}" ;;
+    *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;;
+    *) echo "--cuda-strategy=$1" ;;
+  esac
+}
 # The verification cases: name | program | args | fields to compare
 # (name:type, atol 1e-6) | printed values: rel:LABEL:RTOL (against the CPU),
 # abs:LABEL:ATOL (against the CPU), max:LABEL:LIMIT (the GPU's alone),
@@ -298,8 +305,8 @@ vec_cases() {
 himeno|M|--NI=129 --NJ=129 --NK=257 --ITERS=2000|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2;--vec=4 --max-regs=jacobi=64;--vec=4 --max-regs=jacobi=56;--vec=4 --block=32x4 --max-regs=jacobi=64
 himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x1;--vec=4 --block=64x1;--vec=2 --block=64x1;--vec=2 --block=64x2
 bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x8;--vec=4 --block=128x1;--vec=2 --block=64x4
-diffusion3d|512^3|--N=512 --STEPS=300|step|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --march=8;--vec=4 --block=32x8 --march=8;--vec=2 --block=64x4
-cg_poisson|256^3|--N=256 --MAXIT=100 --TOL=1e-300 --EVERY=1000|apply|--vec=1;--vec=2;--vec=2 --block=32x4;--vec=1 --max-regs=apply=32;--vec=2 --max-regs=apply=40;--vec=2 --max-regs=apply=48;--vec=2 --block=32x4 --max-regs=apply=40
+diffusion3d|512^3|--N=512 --STEPS=300|step|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --march=8;--vec=4 --block=32x8 --march=8;--vec=2 --block=64x4;-fstream-pipeline;-fstream-pipeline --block=32x4;-fstream-pipeline --march=8;-fstream-pipeline --march=16;-fstream-pipeline --block=32x4 --march=16
+cg_poisson|256^3|--N=256 --MAXIT=100 --TOL=1e-300 --EVERY=1000|apply|--vec=1;--vec=2;--vec=2 --block=32x4;--vec=1 --max-regs=apply=32;--vec=2 --max-regs=apply=40;--vec=2 --max-regs=apply=48;--vec=2 --block=32x4 --max-regs=apply=40;-fstream-pipeline;-fstream-pipeline --march=8;-fstream-pipeline --march=16;-fstream-pipeline --block=64x4 --march=8;-fstream-pipeline --vec=2 --block=32x4
 CASES
 }
 section_vec() {
@@ -476,6 +483,9 @@ variants() {
   echo "plain launches|-fno-pdl|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
   for v in 1 2 4; do echo "default --vec=$v|--vec=$v|"; done
+  # -fstream-pipeline: the kernels the heuristic streams, software pipelined
+  echo "default pipelined|-fstream-pipeline|"
+  echo "default pipelined, march 8|-fstream-pipeline --march=8|"
   if [ "${TUNE:-0}" = 1 ]; then
     for blk in 32x4 64x4 128x4 256x1 32x8 128x2 64x8; do
       echo "naive:$blk|--cuda-strategy=naive --block=$blk|"

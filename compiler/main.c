@@ -180,6 +180,7 @@ static const OptDef optdefs[] = {
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
+  { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; an experiment, not yet measured on a GPU)" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
@@ -412,6 +413,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-tb")) o->pass.no_tb = 1;
     else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
+    else if (streq(n, "-fstream-pipeline")) o->pass.stream_pipeline = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }

@@ -103,11 +103,14 @@ typedef struct Lanes {
   LaneRow *rows;
   int nrows;
   const char *queued;      /* stream: fields whose (d, 0, 0) rows are the queue */
+  int piped;               /* stream, IrKernel.gpu_pipeline: the rows were loaded a plane ahead, into <name>nx_ */
 } Lanes;
 
 /* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
 static const char *vtype(Type t, int v)
 {
+  if (v == 1)
+    return ctype(t);
   if (t == TY_DOUBLE)
     return "double2";
   if (t == TY_FLOAT)
@@ -177,6 +180,7 @@ static void lanes_begin(Lanes *L, const IrKernel *k, const char *queued)
 {
   L->n = k->vec;
   L->queued = queued;
+  L->piped = 0;
   collect_rows(L, k);
 }
 
@@ -197,7 +201,8 @@ static void lane_value(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
       qname(b, p, r->f, r->off[0]);
     else
       row_name(b, p, k, r, 'r');
-    buf_printf(b, ".%c", comp[x]);
+    if (L->n > 1)
+      buf_printf(b, ".%c", comp[x]);
   } else {
     row_name(b, p, k, r, 's');
     buf_printf(b, "%c%d_", x < 0 ? 'm' : 'p', abs(x));
@@ -214,9 +219,9 @@ static int lane_load(Printer *pr, const IrNode *n)
   return 1;
 }
 
-static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x)
+static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x, const char *base)
 {
-  buf_puts(b, "c_");
+  buf_puts(b, base);
   for (int d = 0; d < k->rank - 1; d++)
     if (r->off[d])
       buf_printf(b, abs(r->off[d]) == 1 ? " %c s%d_" : " %c %d * s%d_", r->off[d] < 0 ? '-' : '+',
@@ -228,7 +233,12 @@ static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x)
 /* The rows of the current point (c_): vectors, then the columns beyond.
  * A programmatic launch loads the rows of its read-only fields first
  * (Himeno M 91.0% of copy in node order, 92.6% so: H100, 04:37-05:20). */
-static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
+/* The rows of the current point (c_): vectors, then the columns beyond.
+ * mode 0: `const T name = load at c_`; 1 (L->piped): `const T name =
+ * namenx_`, what the plane before loaded; 2: `T namenx_ = load at base`
+ * and 3: `namenx_ = load at base` (the pipeline's loads, a plane ahead). */
+static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth, int mode,
+                       const char *base)
 {
   for (int pass = 0; pass < 2; pass++)
   for (int i = 0; i < L->nrows; i++) {
@@ -236,25 +246,38 @@ static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const
     const IrField *f = &p->fields.data[r->f];
     if ((k->pdl && k->pdl_ro[r->f]) != (pass == 0))
       continue;
-    if (r->vec && !row_queued(L, k, r)) {
-      indent(b, depth);
-      buf_printf(b, "const %s ", vtype(f->ty, L->n));
-      row_name(b, p, k, r, 'r');
-      buf_printf(b, " = %s%s[", vload_prefix(p, k, r->f), cname(p, f->name));
-      print_row_at(b, k, r, 0);
-      buf_puts(b, "];\n");
-    }
-    for (int x = -LANE_REACH; x < L->n + LANE_REACH; x++) {
-      if (!r->used[x + LANE_REACH] || (x >= 0 && x < L->n))
+    for (int xi = -1; xi < 2 * LANE_REACH + L->n; xi++) { /* the vector (xi = -1), then the columns beyond it */
+      int vec = xi < 0, x = xi - LANE_REACH;
+      if (vec ? !r->vec || row_queued(L, k, r) : (x >= 0 && x < L->n) || !r->used[xi])
         continue;
       indent(b, depth);
-      buf_printf(b, "const %s ", ctype(f->ty));
-      lane_value(b, p, k, L, r, x);
-      buf_printf(b, " = %s[", cname(p, f->name));
-      print_row_at(b, k, r, x);
+      if (mode != 3)
+        buf_printf(b, "%s%s ", mode < 2 ? "const " : "", vec ? vtype(f->ty, L->n) : ctype(f->ty));
+      if (vec)
+        row_name(b, p, k, r, 'r');
+      else
+        lane_value(b, p, k, L, r, x);
+      if (mode >= 2)
+        buf_puts(b, "nx_");
+      buf_puts(b, " = ");
+      if (mode == 1) {
+        if (vec)
+          row_name(b, p, k, r, 'r');
+        else
+          lane_value(b, p, k, L, r, x);
+        buf_puts(b, "nx_;\n");
+        continue;
+      }
+      buf_printf(b, "%s%s[", vec ? vload_prefix(p, k, r->f) : "", cname(p, f->name));
+      print_row_at(b, k, r, vec ? 0 : x, mode ? base : "c_");
       buf_puts(b, "];\n");
     }
   }
+}
+
+static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
+{
+  print_rows(b, p, k, L, depth, L->piped, NULL);
 }
 
 /* Each lane's names for the values it computes (point level); values of
@@ -279,10 +302,15 @@ static void print_lane_tests(Buf *b, const IrKernel *k, int V, int depth)
 {
   const char *x = index_name(k->rank - 1);
   indent(b, depth);
-  buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
-             x, V - 1);
-  indent(b, depth);
-  buf_printf(b, "const bool all_ = %s >= %s_lo_ && %s + %d <= %s_hi_;\n", x, x, x, V, x);
+  if (V > 1)
+    buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
+               x, V - 1);
+  else
+    buf_printf(b, "/* this thread's point %s */\n", x);
+  if (V > 1) {
+    indent(b, depth);
+    buf_printf(b, "const bool all_ = %s >= %s_lo_ && %s + %d <= %s_hi_;\n", x, x, x, V, x);
+  }
   for (int v = 0; v < V; v++) {
     indent(b, depth);
     if (v)
@@ -301,6 +329,13 @@ static void print_lanes(Printer *pr, Lanes *L, int depth)
   Buf *b = pr->b;
   int V = L->n;
   print_row_loads(b, p, k, L, depth);
+  if (L->piped) { /* plane i + 1's rows, while this plane computes */
+    indent(b, depth);
+    buf_puts(b, "if (i + 1 < i_end_) {\n");
+    print_rows(b, p, k, L, depth + 1, 3, "c_ + s0_");
+    indent(b, depth);
+    buf_puts(b, "}\n");
+  }
   for (int lv = 1; lv < k->rank; lv++)
     emit_level(pr, lv, depth);
   char **shared = pr->names;
@@ -340,7 +375,7 @@ static void print_lanes(Printer *pr, Lanes *L, int depth)
     if (e->kind == EFF_STORE) {
       const IrField *f = &p->fields.data[e->ref];
       indent(b, depth);
-      if (e->pred < 0) {
+      if (e->pred < 0 && V > 1) {
         buf_printf(b, "if (all_)\n");
         indent(b, depth + 1);
         buf_printf(b, "*(%s *)&%s[c_] = %s{", vtype(f->ty, V), cname(p, f->name), vtype(f->ty, V));
@@ -484,36 +519,48 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
       continue;
     any = 1;
     const char *ty = k->vec > 1 ? vtype(p->fields.data[f].ty, k->vec) : ctype(p->fields.data[f].ty);
+    /* Pipelined: one plane more, i + hi + 1, loaded at plane i. */
+    int ahead = k->gpu_pipeline;
     buf_printf(b, "    /* %s's column%s in registers, planes i%+d .. i%+d */\n", p->fields.data[f].name,
-               k->vec > 1 ? "s" : "", lo, hi);
-    for (int d = lo; d <= hi; d++) {
+               k->vec > 1 ? "s" : "", lo, hi + ahead);
+    for (int d = lo; d <= hi + ahead; d++) {
       buf_printf(b, "    %s ", ty);
       qname(b, p, f, d);
-      if (d < hi)
+      if (d < hi + ahead)
         buf_printf(b, " = %s%s[(i_first_ %c %d) * s0_ + %s];\n", vload_prefix(p, k, f), cname(p, p->fields.data[f].name),
                    d < 0 ? '-' : '+', abs(d), k->rank == 3 ? "j * s1_ + k" : "j");
       else
         buf_puts(b, ";\n");
     }
   }
-  if (k->vec > 1)
+  int lanes = k->vec > 1 || k->gpu_pipeline;
+  Lanes L;
+  if (lanes) {
+    lanes_begin(&L, k, any ? queued : NULL);
     print_lane_tests(b, k, k->vec, 2);
+  }
+  /* Software pipelining: plane i_first_'s rows now, plane i + 1's in
+   * iteration i, so that their loads overlap plane i's arithmetic. */
+  const char *cpos = k->rank == 3 ? "j * s1_ + k" : "j";
+  if (k->gpu_pipeline) {
+    buf_printf(b, "    /* the rows beside the column%s, loaded a plane ahead */\n", k->vec > 1 ? "s" : "");
+    print_rows(b, p, k, &L, 2, 2, arena_printf(p->arena, "i_first_ * s0_ + %s", cpos));
+    L.piped = 1;
+  }
   buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
   buf_puts(b, "      const I c_ = ");
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "%s * s%d_ + ", index_name(d), d);
   buf_printf(b, "%s;\n", index_name(k->rank - 1));
   for (int f = 0; any && f < p->fields.len; f++) {
-    int hi = k->gpu_queue_hi[f];
+    int hi = k->gpu_queue_hi[f] + k->gpu_pipeline;
     if (!queued[f])
       continue;
-    buf_puts(b, "      ");
+    buf_puts(b, k->gpu_pipeline ? "      if (i + 1 < i_end_)\n        " : "      ");
     qname(b, p, f, hi);
     buf_printf(b, " = %s%s[c_ + %d * s0_];\n", vload_prefix(p, k, f), cname(p, p->fields.data[f].name), hi);
   }
-  if (k->vec > 1) {
-    Lanes L;
-    lanes_begin(&L, k, any ? queued : NULL);
+  if (lanes) {
     print_lanes(pr, &L, 3);
     lanes_end(&L);
   } else {
@@ -524,7 +571,7 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     pr->queued = NULL;
   }
   for (int f = 0; any && f < p->fields.len; f++) {
-    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f];
+    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f] + k->gpu_pipeline;
     if (!queued[f])
       continue;
     for (int d = lo; d < hi; d++) {
@@ -633,6 +680,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
              k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
   if (k->gpu != GPU_NAIVE)
     buf_printf(b, ", marching %d planes along i", k->march);
+  if (k->gpu_pipeline)
+    buf_puts(b, ",\n * software pipelined: the next plane's rows load while this one computes");
   if (k->gpu == GPU_SMEM)
     buf_printf(b, ", field %s staged in shared memory (reach %d:%d:%d)", p->fields.data[k->smem_field].name,
                k->smem_r[0], k->smem_r[1], k->smem_r[2]);

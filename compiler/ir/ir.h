@@ -100,6 +100,8 @@ typedef struct IrKernel {
   const char *untunable;   /* why --autotune may not re-run it, or NULL */
   char *gpu_queue;         /* GPU_STREAM: per field, 1 if its column is kept in registers */
   int *gpu_queue_lo, *gpu_queue_hi;  /* that column's planes, relative to i */
+  int gpu_pipeline;        /* GPU_STREAM (-fstream-pipeline): plane i + 1's rows other than the queue's are loaded
+                            * at plane i, into registers, so that their loads overlap plane i's arithmetic */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
 } IrKernel;

@@ -310,6 +310,9 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       for (int f = 0; f < p->fields.len; f++)
         k->gpu_queue[f] = !o->no_queue && column_range(k, f, &k->gpu_queue_lo[f], &k->gpu_queue_hi[f]);
     }
+    /* Software pipelining goes through the vector-lanes printer (one lane
+     * at V = 1), which knows no wrapped indices: nor do stream kernels. */
+    k->gpu_pipeline = o->stream_pipeline && k->gpu == GPU_STREAM;
     decide_pdl(p, k, o, moved);
   }
   free(moved);

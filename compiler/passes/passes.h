@@ -13,6 +13,7 @@ typedef struct PassOptions {
   int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
   int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */
+  int stream_pipeline;           /* -fstream-pipeline: CUDA stream kernels load plane i + 1's in-plane rows at plane i */
   int arch;                      /* --arch: CUDA compute capability x 10 (90 for sm_90) */
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
