@@ -16,7 +16,8 @@
 #                      (library mode and the embedding examples on the GPU),
 #                      vec (points per thread x block shapes, by --profile;
 #                      VEC_ONLY=regex picks its lines), shapes (launch
-#                      shapes by the program's timer)
+#                      shapes by the program's timer), harness
+#                      (bench/prefetch.cu, the hand-written lead)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -359,6 +360,17 @@ section_shapes() {
         printf "%-10s %-4s %-28s %9.4f ms %7.0f GB/s %6.1f%%\n", ex, size, fl, step * 1e3, gbs, 100 * gbs / bw }' | tee -a "$LOG/gpu.log"
     done
   done < <(shape_cases)
+}
+
+# The hand-written harness of the next lead (not in the full run):
+# software-pipelined, burst and shuffle variants of diffusion3d's and CG's
+# single sweeps, each against the copy bandwidth it measures itself.
+section_harness() {
+  say ""
+  say "bench/prefetch.cu (hand-written single sweeps; % of the copy bandwidth it measures):"
+  nvcc -O3 -arch=sm_90 -std=c++17 -o "$T/prefetch" bench/prefetch.cu >"$LOG/prefetch.build.log" 2>&1 || {
+    say "  prefetch: BUILD FAILED (prefetch.build.log)"; fail=1; return; }
+  "$T/prefetch" 2>&1 | tee -a "$LOG/gpu.log"
 }
 
 if [ -n "${SECTIONS:-}" ]; then
