@@ -232,8 +232,7 @@ static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x, con
 
 /* The rows of the current point (c_): vectors, then the columns beyond.
  * A programmatic launch loads the rows of its read-only fields first
- * (Himeno M 91.0% of copy in node order, 92.6% so: H100, 04:37-05:20). */
-/* The rows of the current point (c_): vectors, then the columns beyond.
+ * (Himeno M 91.0% of copy in node order, 92.6% so: H100, 04:37-05:20).
  * mode 0: `const T name = load at c_`; 1 (L->piped): `const T name =
  * namenx_`, what the plane before loaded; 2: `T namenx_ = load at base`
  * and 3: `namenx_ = load at base` (the pipeline's loads, a plane ahead). */
@@ -302,14 +301,13 @@ static void print_lane_tests(Buf *b, const IrKernel *k, int V, int depth)
 {
   const char *x = index_name(k->rank - 1);
   indent(b, depth);
-  if (V > 1)
+  if (V > 1) {
     buf_printf(b, "/* this thread's %d points: %s .. %s + %d; those outside the region are computed, not kept */\n", V, x,
                x, V - 1);
-  else
-    buf_printf(b, "/* this thread's point %s */\n", x);
-  if (V > 1) {
     indent(b, depth);
     buf_printf(b, "const bool all_ = %s >= %s_lo_ && %s + %d <= %s_hi_;\n", x, x, x, V, x);
+  } else {
+    buf_printf(b, "/* this thread's point %s */\n", x);
   }
   for (int v = 0; v < V; v++) {
     indent(b, depth);

@@ -195,10 +195,7 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
   return atoi(v) > 0 ? atoi(v) : 1;
 }
 
-/* CUDA: the threads of a block cover a tile of the two fastest dimensions
- * (halo included: the T x reach points at each side are computed but not
- * written), and march along dimension 0. --block and --march override. */
-/* CUDA shared memory: IrTb.ring, xneed, xrows, nx, smem (see ir.h). */
+/* CUDA shared memory: IrTb.ring, xneed, xrows, nx, xoff, smem (see ir.h). */
 static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, int q)
 {
   if (!t->xneed[q])
@@ -211,6 +208,8 @@ static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, 
   return (bytes + 15) / 16 * 16; /* [T][NX][W] (2-D), [T][NX][HY][W] (3-D), 16-byte aligned */
 }
 
+/* Of the shape decided so far (choose_shape tries narrower 3-D tiles with
+ * it; called again once the shape is final). */
 static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
 {
   int R0 = t->reach[0];
@@ -224,6 +223,7 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
     return;
   int dmin = R0;
   t->xrows = arena_alloc(p->arena, (size_t)(2 * R0 + 1));
+  memset(t->xneed, 0, sizeof t->xneed);
   for (int n = 0; n < k->nodes.len; n++) {
     const IrNode *nd = &k->nodes.data[n];
     int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(t, nd->ref) : -1;
@@ -241,6 +241,9 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
   }
 }
 
+/* CUDA: the threads of a block cover a tile of the two fastest dimensions
+ * (halo included: the T x reach points at each side are computed but not
+ * written), and march along dimension 0. --block and --march override. */
 static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   t->rows = 1;
