@@ -19,31 +19,7 @@
 #include <initializer_list>
 
 #include "harness.cuh"
-
-template <typename T, int V> struct Vec;
-template <typename T> struct Vec<T, 1> { T v[1]; };
-template <> struct __align__(8) Vec<float, 2> { float v[2]; };
-template <> struct __align__(16) Vec<float, 4> { float v[4]; };
-template <> struct __align__(16) Vec<double, 2> { double v[2]; };
-
-template <typename T, int V> __device__ __forceinline__ Vec<T, V> ld(const T *p) { return *(const Vec<T, V> *)p; }
-
-// A field of n^3 points with a halo of one, rows padded like stencilc's
-// (16 elements before k = 0, rounded to 16), D + 2 spare planes at the end
-// so that fetching ahead never leaves the allocation.
-struct Layout {
-  long n, ak, aj, ai, s1, s0, origin, total;
-  explicit Layout(long n_) : n(n_)
-  {
-    ak = (16 + n + 1 + 15) / 16 * 16;
-    aj = n + 2;
-    ai = n + 2 + 6;
-    s1 = ak;
-    s0 = ak * aj;
-    origin = s0 + s1 + 16;
-    total = ai * aj * ak;
-  }
-};
+#include "fields3d.cuh"
 
 // diffusion3d: fn = cc f + ce (sum of the six neighbours), interior only.
 template <int V, int D>
@@ -141,23 +117,6 @@ __global__ void __launch_bounds__(512) diff_shfl(const float *__restrict__ f, fl
   }
 }
 
-__device__ __forceinline__ double block_sum(double v)
-{
-  __shared__ double part[32];
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, o);
-  const int t = threadIdx.y * blockDim.x + threadIdx.x, nt = blockDim.x * blockDim.y;
-  if (t % 32 == 0)
-    part[t / 32] = v;
-  __syncthreads();
-  if (t < 32) {
-    v = t < (nt + 31) / 32 ? part[t] : 0.0;
-    for (int o = 16; o > 0; o >>= 1)
-      v += __shfl_down_sync(0xffffffffu, v, o);
-  }
-  return v;
-}
-
 // CG's apply: q = A p (variable coefficient kappa), and the block's share of p.q.
 template <int V, int D>
 __global__ void __launch_bounds__(512) apply_kernel(const double *__restrict__ kappa, const double *__restrict__ p, double *__restrict__ q, double *__restrict__ part, int n, long s0, long s1, int march)
@@ -215,36 +174,6 @@ __global__ void __launch_bounds__(512) apply_kernel(const double *__restrict__ k
     part[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
 }
 
-template <typename T> static double max_diff(const T *x, const T *y, const Layout &L)
-{
-  T *a = (T *)malloc(L.total * sizeof(T)), *b = (T *)malloc(L.total * sizeof(T));
-  CK(cudaMemcpy(a, x, L.total * sizeof(T), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(b, y, L.total * sizeof(T), cudaMemcpyDeviceToHost));
-  double d = 0;
-  for (long i = 1; i < L.n - 1; i++)
-    for (long j = 1; j < L.n - 1; j++)
-      for (long k = 1; k < L.n - 1; k++) {
-        long x = L.origin + i * L.s0 + j * L.s1 + k;
-        double e = fabs((double)a[x] - (double)b[x]);
-        if (!(e <= d))
-          d = e;
-      }
-  free(a);
-  free(b);
-  return d;
-}
-
-template <typename T> static T *field(const Layout &L, unsigned seed)
-{
-  T *h = (T *)malloc(L.total * sizeof(T)), *d;
-  for (long x = 0; x < L.total; x++)
-    h[x] = (T)(((x + seed) * 2654435761u) % 1000) / (T)1000 + (T)0.5;
-  CK(cudaMalloc(&d, L.total * sizeof(T)));
-  CK(cudaMemcpy(d, h, L.total * sizeof(T), cudaMemcpyHostToDevice));
-  free(h);
-  return d;
-}
-
 static double bw;
 
 static void report(const char *what, int V, int D, int bx, int by, int m, double bytes_per_point, double pts, float ms, double diff, double extra = NAN)
@@ -282,12 +211,7 @@ template <int V, int D> static void run_apply(const Layout &L, const double *kap
   const int n = (int)L.n;
   dim3 block(s.bx, s.by), grid((n + V * s.bx - 1) / (V * s.bx), (n - 2 + s.by - 1) / s.by, (n - 2 + s.m - 1) / s.m);
   float ms = time_it([&] { apply_kernel<V, D><<<grid, block>>>(kappa + L.origin, p + L.origin, q + L.origin, part, n, L.s0, L.s1, s.m); }, 5);
-  const size_t nb = (size_t)grid.x * grid.y * grid.z;
-  double *h = (double *)malloc(nb * sizeof(double)), sum = 0;
-  CK(cudaMemcpy(h, part, nb * sizeof(double), cudaMemcpyDeviceToHost));
-  for (size_t b = 0; b < nb; b++)
-    sum += h[b];
-  free(h);
+  const double sum = partials_sum(part, (size_t)grid.x * grid.y * grid.z);
   if (is_ref)
     pq_ref = sum;
   report("apply", V, D, s.bx, s.by, s.m, 24, (n - 2.0) * (n - 2.0) * (n - 2.0), ms, is_ref ? 0 : max_diff(q, ref, L), fabs(sum - pq_ref) / fabs(pq_ref));

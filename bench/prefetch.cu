@@ -21,29 +21,7 @@
 #include <initializer_list>
 
 #include "harness.cuh"
-
-template <typename T, int V> struct Vec;
-template <typename T> struct Vec<T, 1> { T v[1]; };
-template <> struct __align__(8) Vec<float, 2> { float v[2]; };
-template <> struct __align__(16) Vec<float, 4> { float v[4]; };
-template <> struct __align__(16) Vec<double, 2> { double v[2]; };
-
-template <typename T, int V> __device__ __forceinline__ Vec<T, V> ld(const T *p) { return *(const Vec<T, V> *)p; }
-
-// Fields of n^3 points with a halo of one, rows padded like stencilc's.
-struct Layout {
-  long n, ak, aj, ai, s1, s0, origin, total;
-  explicit Layout(long n_) : n(n_)
-  {
-    ak = (16 + n + 1 + 15) / 16 * 16;
-    aj = n + 2;
-    ai = n + 2 + 6;
-    s1 = ak;
-    s0 = ak * aj;
-    origin = s0 + s1 + 16;
-    total = ai * aj * ak;
-  }
-};
+#include "fields3d.cuh"
 
 // What one plane gives a thread: its column's V points, the rows beside
 // them, the columns beyond them; for each of NF fields.
@@ -118,28 +96,17 @@ struct Apply {  // fields: 0 kappa, 1 p
   }
 };
 
-__device__ __forceinline__ double block_sum(double v)
-{
-  __shared__ double part[32];
-  for (int o = 16; o > 0; o >>= 1)
-    v += __shfl_down_sync(0xffffffffu, v, o);
-  const int t = threadIdx.y * blockDim.x + threadIdx.x, nt = blockDim.x * blockDim.y;
-  if (t % 32 == 0)
-    part[t / 32] = v;
-  __syncthreads();
-  if (t < 32) {
-    v = t < (nt + 31) / 32 ? part[t] : 0.0;
-    for (int o = 16; o > 0; o >>= 1)
-      v += __shfl_down_sync(0xffffffffu, v, o);
-  }
-  return v;
-}
-
-template <typename S, int V>
-__device__ __forceinline__ void put(const S &op, typename S::T *out, int c, int k, int n, const Vec<typename S::T, V> *cm,
-                                    const Pl<typename S::T, V, S::NF> &P, const Vec<typename S::T, V> *cn, double &red)
+// Plane i's V points from the column's planes i - 1 (cm), i (P.c) and
+// i + 1 (cn) and P's in-plane neighbours (with SHFL, columns k - 1 and
+// k + V from the lanes beside first): stored, and into the reduction.
+template <typename S, int V, bool SHFL>
+__device__ __forceinline__ void put(const S &op, const Fields<typename S::T, S::NF> &F, typename S::T *out, int c, int k,
+                                    int n, const Vec<typename S::T, V> *cm, Pl<typename S::T, V, S::NF> &P,
+                                    const Vec<typename S::T, V> *cn, double &red)
 {
   typedef typename S::T T;
+  if (SHFL)
+    shfl_we<T, V, S::NF>(P, F, c);
   Vec<T, V> o;
 #pragma unroll
   for (int v = 0; v < V; v++)
@@ -184,9 +151,7 @@ __global__ void __launch_bounds__(512) sweep(S op, Fields<typename S::T, S::NF> 
         const int c = i * s0 + j * s1 + k;
         ld_c<T, V, NF>(cn, F, c + s0);
         ld_nb<T, V, NF, SHFL>(P, F, c, s1);
-        if (SHFL)
-          shfl_we<T, V, NF>(P, F, c);
-        put<S, V>(op, out, c, k, n, cm, P, cn, red);
+        put<S, V, SHFL>(op, F, out, c, k, n, cm, P, cn, red);
 #pragma unroll
         for (int x = 0; x < NF; x++) {
           cm[x] = P.c[x];
@@ -207,9 +172,7 @@ __global__ void __launch_bounds__(512) sweep(S op, Fields<typename S::T, S::NF> 
           ld_nb<T, V, NF, SHFL>(Q, F, c + s0, s1);
           ld_c<T, V, NF>(cnn, F, c + 2 * s0);
         }
-        if (SHFL)
-          shfl_we<T, V, NF>(P, F, c);
-        put<S, V>(op, out, c, k, n, cm, P, cn, red);
+        put<S, V, SHFL>(op, F, out, c, k, n, cm, P, cn, red);
 #pragma unroll
         for (int x = 0; x < NF; x++) {
           cm[x] = P.c[x];
@@ -239,9 +202,7 @@ __global__ void __launch_bounds__(512) sweep(S op, Fields<typename S::T, S::NF> 
 #pragma unroll
           for (int x = 0; x < NF; x++)
             P[m].c[x] = C[m + 1][x];
-          if (SHFL)
-            shfl_we<T, V, NF>(P[m], F, c0 + m * s0);
-          put<S, V>(op, out, c0 + m * s0, k, n, C[m], P[m], C[m + 2], red);
+          put<S, V, SHFL>(op, F, out, c0 + m * s0, k, n, C[m], P[m], C[m + 2], red);
         }
     }
   }
@@ -250,36 +211,6 @@ __global__ void __launch_bounds__(512) sweep(S op, Fields<typename S::T, S::NF> 
     if (threadIdx.x == 0 && threadIdx.y == 0)
       part[(blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x] = s;
   }
-}
-
-template <typename T> static double max_diff(const T *x, const T *y, const Layout &L)
-{
-  T *a = (T *)malloc(L.total * sizeof(T)), *b = (T *)malloc(L.total * sizeof(T));
-  CK(cudaMemcpy(a, x, L.total * sizeof(T), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(b, y, L.total * sizeof(T), cudaMemcpyDeviceToHost));
-  double d = 0;
-  for (long i = 1; i < L.n - 1; i++)
-    for (long j = 1; j < L.n - 1; j++)
-      for (long k = 1; k < L.n - 1; k++) {
-        long x = L.origin + i * L.s0 + j * L.s1 + k;
-        double e = fabs((double)a[x] - (double)b[x]);
-        if (!(e <= d))
-          d = e;
-      }
-  free(a);
-  free(b);
-  return d;
-}
-
-template <typename T> static T *field(const Layout &L, unsigned seed)
-{
-  T *h = (T *)malloc(L.total * sizeof(T)), *d;
-  for (long x = 0; x < L.total; x++)
-    h[x] = (T)(((x + seed) * 2654435761u) % 1000) / (T)1000 + (T)0.5;
-  CK(cudaMalloc(&d, L.total * sizeof(T)));
-  CK(cudaMemcpy(d, h, L.total * sizeof(T), cudaMemcpyHostToDevice));
-  free(h);
-  return d;
 }
 
 static double bw, red_ref;
@@ -300,12 +231,7 @@ static void run(const char *what, const S &op, const Layout &L, Fields<typename 
   float ms = time_it([&] { sweep<S, V, MODE, M, SHFL><<<grid, block>>>(op, G, out + L.origin, part, n, (int)L.s0, (int)L.s1, march); }, 5);
   double extra = 0;
   if (S::RED) {
-    const size_t nb = (size_t)grid.x * grid.y * grid.z;
-    double *h = (double *)malloc(nb * sizeof(double)), sum = 0;
-    CK(cudaMemcpy(h, part, nb * sizeof(double), cudaMemcpyDeviceToHost));
-    for (size_t b = 0; b < nb; b++)
-      sum += h[b];
-    free(h);
+    const double sum = partials_sum(part, (size_t)grid.x * grid.y * grid.z);
     if (is_ref)
       red_ref = sum;
     extra = fabs(sum - red_ref) / fabs(red_ref);
