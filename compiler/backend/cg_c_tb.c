@@ -162,6 +162,125 @@ static void print_reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k
                cname(p, k->reds.data[i].name));
 }
 
+/* One row of step t_ (its positions along the last dimension within
+ * shrink of the tile, inside the allocation) into out<pair>_: the parts
+ * outside the kernel's region copy what the swaps leave there, the part
+ * inside runs the body; at step T with the reductions, over the tile's
+ * own points only (own_row: a C condition, the row is one of them). */
+static void print_row_step(const TbC *c, int dd, const char *shrink, const char *own_row)
+{
+  Buf *b = c->b;
+  const IrProgram *p = c->p;
+  const IrKernel *k = c->k;
+  const IrTb *tb = c->tb;
+  const IrGrid *g = c->g;
+  const char *gname = c->gname;
+  int r = c->r, last = r - 1;
+  const char *kx = index_name(last);
+  /* This row's positions: [lo_, hi_) within the allocation, of which
+   * [rlo_, rhi_) in the region (empty when the row is not). */
+  indent(b, dd);
+  buf_printf(b, "long lo_ = -%s, hi_ = %s + %s;\n", shrink, tsz[last], shrink);
+  indent(b, dd);
+  buf_printf(b, "if (lo_ < alo_ - %s)\n", org[last]);
+  indent(b, dd + 1);
+  buf_printf(b, "lo_ = alo_ - %s;\n", org[last]);
+  indent(b, dd);
+  buf_printf(b, "if (hi_ > ahi_ - %s)\n", org[last]);
+  indent(b, dd + 1);
+  buf_printf(b, "hi_ = ahi_ - %s;\n", org[last]);
+  indent(b, dd);
+  buf_puts(b, "const int row_ = ");
+  for (int d = 0; d < r - 1; d++)
+    buf_printf(b, "%s%s >= %s_lo_ && %s < %s_hi_", d ? " && " : "", index_name(d), index_name(d), index_name(d),
+               index_name(d));
+  buf_puts(b, ";\n");
+  if (g->periodic[last]) {
+    /* The region of a periodic last dimension is a range of wrapped
+     * coordinates: it is all of it, or the row is done point by point. */
+    indent(b, dd);
+    buf_printf(b, "const int whole_ = %s_lo_ == 0 && %s_hi_ == %s.n[%d];\n", kx, kx, gname, last);
+    indent(b, dd);
+    buf_puts(b, "const long rlo_ = row_ && whole_ ? lo_ : hi_, rhi_ = hi_;\n");
+  } else {
+    indent(b, dd);
+    buf_printf(b, "long rlo_ = %s_lo_ - %s, rhi_ = %s_hi_ - %s;\n", kx, org[last], kx, org[last]);
+    indent(b, dd);
+    buf_puts(b, "if (rlo_ < lo_)\n");
+    indent(b, dd + 1);
+    buf_puts(b, "rlo_ = lo_;\n");
+    indent(b, dd);
+    buf_puts(b, "if (rhi_ > hi_)\n");
+    indent(b, dd + 1);
+    buf_puts(b, "rhi_ = hi_;\n");
+    indent(b, dd);
+    buf_puts(b, "if (!row_ || rhi_ < rlo_)\n");
+    indent(b, dd + 1);
+    buf_puts(b, "rlo_ = rhi_ = hi_;\n");
+  }
+  /* Outside the region: the value the swaps leave there at step t. */
+  for (int seg = 0; seg < 2; seg++) {
+    open_last(c, seg ? "rhi_" : "lo_", seg ? "hi_" : "rlo_", 0, NULL, dd);
+    if (g->periodic[last]) {
+      indent(b, dd + 1);
+      buf_printf(b, "if (row_ && %s >= %s_lo_ && %s < %s_hi_) {\n", kx, kx, kx, kx);
+      print_body(c, 0, dd + 2);
+      indent(b, dd + 1);
+      buf_puts(b, "} else {\n");
+      for (int q = 0; q < tb->npairs; q++) {
+        indent(b, dd + 2);
+        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
+                   cname(p, p->fields.data[tb->cur[q]].name));
+      }
+      indent(b, dd + 1);
+      buf_puts(b, "}\n");
+    } else {
+      for (int q = 0; q < tb->npairs; q++) {
+        indent(b, dd + 1);
+        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
+                   cname(p, p->fields.data[tb->cur[q]].name));
+      }
+    }
+    indent(b, dd);
+    buf_puts(b, "}\n");
+  }
+  /* Inside: the kernel's body; at step T with the reductions, over the
+   * tile's own points only (along a periodic dimension the tile can
+   * reach past the grid's end, where its points wrap onto points counted
+   * already; nothing reads step T there). */
+  if (k->reds.len) {
+    indent(b, dd);
+    buf_puts(b, "if (t_ == T_) {\n");
+    indent(b, dd + 1);
+    buf_printf(b, "if (%s) {\n", own_row);
+    indent(b, dd + 2);
+    buf_printf(b, "const long ohi_ = rhi_ < %s.n[%d] - %s ? rhi_ : %s.n[%d] - %s;  /* own points */\n", gname, last,
+               org[last], gname, last, org[last]);
+    Buf rc = { 0 };
+    print_reduction_clause(&rc, p, k);
+    open_last(c, "rlo_", "ohi_", 1, rc.s, dd + 2);
+    buf_free(&rc);
+    print_body(c, 1, dd + 3);
+    indent(b, dd + 2);
+    buf_puts(b, "}\n");
+    indent(b, dd + 1);
+    buf_puts(b, "}\n");
+    indent(b, dd);
+    buf_puts(b, "} else {\n");
+    open_last(c, "rlo_", "rhi_", 1, NULL, dd + 1);
+    print_body(c, 0, dd + 2);
+    indent(b, dd + 1);
+    buf_puts(b, "}\n");
+    indent(b, dd);
+    buf_puts(b, "}\n");
+  } else {
+    open_last(c, "rlo_", "rhi_", 1, NULL, dd);
+    print_body(c, 0, dd + 1);
+    indent(b, dd);
+    buf_puts(b, "}\n");
+  }
+}
+
 void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
@@ -336,110 +455,13 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   for (int d = 0; d < r; d++)
     shrink[d] = arena_printf(p->arena, "(T_ - t_) * %d", tb->reach[d]);
   dd = open_rows(&c, depth + 1, shrink, 1);
-  /* This row's positions: [lo_, hi_) within the allocation, of which
-   * [rlo_, rhi_) in the region (empty when the row is not). */
-  indent(b, dd);
-  buf_printf(b, "long lo_ = -%s, hi_ = %s + %s;\n", shrink[last], tsz[last], shrink[last]);
-  indent(b, dd);
-  buf_printf(b, "if (lo_ < alo_ - %s)\n", org[last]);
-  indent(b, dd + 1);
-  buf_printf(b, "lo_ = alo_ - %s;\n", org[last]);
-  indent(b, dd);
-  buf_printf(b, "if (hi_ > ahi_ - %s)\n", org[last]);
-  indent(b, dd + 1);
-  buf_printf(b, "hi_ = ahi_ - %s;\n", org[last]);
-  indent(b, dd);
-  buf_puts(b, "const int row_ = ");
-  for (int d = 0; d < r - 1; d++)
-    buf_printf(b, "%s%s >= %s_lo_ && %s < %s_hi_", d ? " && " : "", index_name(d), index_name(d), index_name(d),
-               index_name(d));
-  buf_puts(b, ";\n");
-  if (g->periodic[last]) {
-    /* The region of a periodic last dimension is a range of wrapped
-     * coordinates: it is all of it, or the row is done point by point. */
-    indent(b, dd);
-    buf_printf(b, "const int whole_ = %s_lo_ == 0 && %s_hi_ == %s.n[%d];\n", kx, kx, gname, last);
-    indent(b, dd);
-    buf_puts(b, "const long rlo_ = row_ && whole_ ? lo_ : hi_, rhi_ = hi_;\n");
-  } else {
-    indent(b, dd);
-    buf_printf(b, "long rlo_ = %s_lo_ - %s, rhi_ = %s_hi_ - %s;\n", kx, org[last], kx, org[last]);
-    indent(b, dd);
-    buf_puts(b, "if (rlo_ < lo_)\n");
-    indent(b, dd + 1);
-    buf_puts(b, "rlo_ = lo_;\n");
-    indent(b, dd);
-    buf_puts(b, "if (rhi_ > hi_)\n");
-    indent(b, dd + 1);
-    buf_puts(b, "rhi_ = hi_;\n");
-    indent(b, dd);
-    buf_puts(b, "if (!row_ || rhi_ < rlo_)\n");
-    indent(b, dd + 1);
-    buf_puts(b, "rlo_ = rhi_ = hi_;\n");
-  }
-  /* Outside the region: the value the swaps leave there at step t. */
-  for (int seg = 0; seg < 2; seg++) {
-    open_last(&c, seg ? "rhi_" : "lo_", seg ? "hi_" : "rlo_", 0, NULL, dd);
-    if (g->periodic[last]) {
-      indent(b, dd + 1);
-      buf_printf(b, "if (row_ && %s >= %s_lo_ && %s < %s_hi_) {\n", kx, kx, kx, kx);
-      print_body(&c, 0, dd + 2);
-      indent(b, dd + 1);
-      buf_puts(b, "} else {\n");
-      for (int q = 0; q < tb->npairs; q++) {
-        indent(b, dd + 2);
-        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
-                   cname(p, p->fields.data[tb->cur[q]].name));
-      }
-      indent(b, dd + 1);
-      buf_puts(b, "}\n");
-    } else {
-      for (int q = 0; q < tb->npairs; q++) {
-        indent(b, dd + 1);
-        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
-                   cname(p, p->fields.data[tb->cur[q]].name));
-      }
-    }
-    indent(b, dd);
-    buf_puts(b, "}\n");
-  }
-  /* Inside: the kernel's body; at step T with the reductions, over the
-   * tile's own points only (along a periodic dimension the tile can
-   * reach past the grid's end, where its points wrap onto points counted
-   * already; nothing reads step T there). */
-  if (k->reds.len) {
-    indent(b, dd);
-    buf_puts(b, "if (t_ == T_) {\n");
-    indent(b, dd + 1);
-    buf_puts(b, "if (");
+  {
+    Buf own = { 0 };
     for (int d = 0; d < r - 1; d++)
-      buf_printf(b, "%s + %s < %s.n[%d] && ", org[d], pos[d], gname, d);
-    buf_puts(b, "1) {\n");
-    indent(b, dd + 2);
-    buf_printf(b, "const long ohi_ = rhi_ < %s.n[%d] - %s ? rhi_ : %s.n[%d] - %s;  /* own points */\n", gname, last,
-               org[last], gname, last, org[last]);
-    Buf rc = { 0 };
-    print_reduction_clause(&rc, p, k);
-    open_last(&c, "rlo_", "ohi_", 1, rc.s, dd + 2);
-    buf_free(&rc);
-    print_body(&c, 1, dd + 3);
-    indent(b, dd + 2);
-    buf_puts(b, "}\n");
-    indent(b, dd + 1);
-    buf_puts(b, "}\n");
-    indent(b, dd);
-    buf_puts(b, "} else {\n");
-    open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
-    print_body(&c, 0, dd + 2);
-    indent(b, dd + 1);
-    buf_puts(b, "}\n");
-    indent(b, dd);
-    buf_puts(b, "}\n");
-  } else {
-    open_last(&c, "rlo_", "rhi_", 1, NULL, dd);
-    print_body(&c, 0, dd + 1);
-    indent(b, dd);
-    buf_puts(b, "}\n");
+      buf_printf(&own, "%s + %s < %s.n[%d] && ", org[d], pos[d], gname, d);
+    buf_puts(&own, "1");
+    print_row_step(&c, dd, shrink[last], own.s);
+    buf_free(&own);
   }
   close_rows(&c, depth + 1);
   indent(b, depth);
