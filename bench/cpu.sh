@@ -98,7 +98,8 @@ echo "Gosa agree (relative 1e-4)"
 
 # --- temporal blocking on the CPU (TB=1) -------------------------------------
 # bench/jacobi5.stn (2-D, 4096^2) and examples/diffusion3d.stn (3-D, 256^3),
-# OpenMP, each with --tb=1 (untiled) and with overlapped tiles of T steps,
+# OpenMP, each with --tb=1 (untiled) and blocked by T steps (2-D: overlapped
+# tiles; 3-D: tiles marching along i),
 # alternately, best of REPS; the checksums must agree exactly (the tiles
 # compute the same values in the same order).
 [ "${TB:-0}" = 1 ] || exit 0
@@ -109,7 +110,7 @@ tbrun() { # tbrun PROG ARGS...: prints "seconds checksum"
   out=$("$@" 2>&1) || { echo "$out" >&2; die "$1 failed"; }
   echo "$out" | awk -F': ' '/^Time \[s\]/ {t = $2} /^Checksum|^Total heat/ {c = $2} END {print t, c}'
 }
-for spec in "bench/jacobi5.stn|--N=4096 --STEPS=64|1 2 4 8" "examples/diffusion3d.stn|--N=256 --STEPS=24|1 2 3 4"; do
+for spec in "bench/jacobi5.stn|--N=4096 --STEPS=64|1 2 4 8" "examples/diffusion3d.stn|--N=256 --STEPS=24|1 2 3 4 8"; do
   IFS='|' read -r src args ts <<<"$spec"
   for t in $ts; do
     build/stencilc --target=openmp --tb="$t" --build -o "$tmp/tb$t" "$src" 2>/dev/null || die "stencilc --tb=$t $src failed"

@@ -400,12 +400,12 @@ tb_flags() {
 # the current fields, so that no next field is read after the loop (3-D strip: the fast instance)
 tb_cases() {
   cat <<'CASES' | grep -E "${TB_CASES:-.}"  # TB_CASES=regex: only the matching programs
-tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double c:double cn:double d:double e:double g:double gn:double|sums :
+tblock|tests/lit/run/tblock.stn|--STEPS=13|a:double an:double b:double bn:double c:double cn:double d:double e:double g:double gn:double h:double hn:double|sums :
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float wrk2:float|Gosa :
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float fn:float|Total heat :;Peak :
 diffusion3d-cur|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float|Total heat :;Peak :
 himeno-cur|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float|Gosa :
-tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:double e:double g:double|sums :
+tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:double e:double g:double h:double|sums :
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 tb-predicate|tests/lit/run/tb-predicate.stn|--N=300|u:double un:double w:double wn:double|

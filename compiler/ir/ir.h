@@ -195,8 +195,11 @@ typedef struct IrTb {
    * from registers, (t - 1)(r + 1) iterations later, instead of loading
    * it again (-fno-tb-reuse: none) */
   int nkeep, keep[MAX_TB_KEEP];
-  /* C/OpenMP: the points of a tile per dimension (without its halo) */
+  /* C/OpenMP: the points of a tile per dimension (without its halo);
+   * cpu_march (3-D): the tile marches along i, each step's last 2r + 1
+   * planes in a ring, instead of computing each step on the whole tile */
   int tile[MAX_RANK];
+  int cpu_march;
   const char *why;         /* one line: what was decided and why */
 } IrTb;
 

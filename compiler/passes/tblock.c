@@ -169,21 +169,25 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
  * 09:40 UTC), 2 when read-only fields read at the point outnumber the
  * pairs 4 to 1 (Himeno, 12 coefficient arrays kept in registers: 1.40x),
  * else none. CPU: 8 for 2-D kernels (jacobi5, 2
- * cores: 1.5x); 3-D tiles lost to the untiled loops at every T tried
- * (diffusion3d 256^3: 0.5-0.7x). */
-static int auto_steps(const IrKernel *k, const IrTb *tb, const PassOptions *o)
+ * cores: 1.5x); 8 for 3-D kernels that read no read-only field at their
+ * points, on grids that do not wrap, without a predicated store (tiles
+ * marching along i: diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23
+ * 12:20), else none (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at
+ * every T tried). */
+static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x), 4 without any
                         * (the 3-D strip: diffusion3d 1.70x, 2026-11-23 09:40) */
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
+    const IrGrid *g = &p->grids.data[k->grid];
     if (o->target != TARGET_CUDA)
-      return 1;
+      return !ro && !tb->predicated && !g->periodic[0] && !g->periodic[1] && !g->periodic[2] ? 8 : 1;
     return !ro ? 4 : !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
   }
   return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
 }
 
-static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
+static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   /* "4", "auto", or "name=4,other=2" */
   size_t len;
@@ -191,7 +195,7 @@ static int steps_for(const IrKernel *k, const IrTb *tb, const PassOptions *o)
   if (!v)
     return 1;
   if (len == 4 && strncmp(v, "auto", 4) == 0)
-    return auto_steps(k, tb, o);
+    return auto_steps(p, k, tb, o);
   return atoi(v) > 0 ? atoi(v) : 1;
 }
 
@@ -327,12 +331,30 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
 }
 
 /* CPU tiles */
-static void choose_tiles(IrTb *t, const IrKernel *k)
+static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k)
 {
   /* CPU tiles: each thread's two level buffers per pair within ~1 MB
    * (its share of a last-level cache), rows along the contiguous
    * dimension 512 (2-D) or 128 (3-D) points long. */
   int elems = (1 << 20) / (2 * t->npairs * 8), h0 = t->steps * t->reach[0], h1 = t->steps * t->reach[1];
+  const IrGrid *g = &p->grids.data[k->grid];
+  t->cpu_march = k->rank == 3 && !t->predicated && !g->periodic[0] && !g->periodic[1] && !g->periodic[2];
+  if (t->cpu_march) {
+    /* 3-D: a tile of TJ x 256 points with its halo marches along i, 128
+     * planes per tile; each step's ring of 2r + 1 planes, all pairs,
+     * within ~2.5 MB per thread (bench/cpu_tb3d.c, diffusion3d 256^3 on
+     * two cores: 1.42x single steps at T = 4 with 64x256, 1.60x at T = 8
+     * with 128x256, 2026-11-23). */
+    int h2 = t->steps * t->reach[2], esum = 0;
+    for (int q = 0; q < t->npairs; q++)
+      esum += p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4;
+    t->tile[0] = 128;
+    t->tile[2] = 256;
+    t->tile[1] = 128;
+    while (t->tile[1] > 8 && (double)(t->steps + 1) * (2 * t->reach[0] + 1) * (t->tile[1] + 2 * h1) * (256 + 2 * h2) * esum > 2.5e6)
+      t->tile[1] /= 2;
+    return;
+  }
   if (k->rank == 2) {
     t->tile[1] = 512;
     t->tile[0] = elems / (512 + 2 * h1) - 2 * h0;
@@ -360,7 +382,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       if (has_call && has_swap) {
         IrTb tb = { 0 };
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb, o->target);
-        int steps = why || o->no_tb ? 1 : steps_for(p->kernels.data[tb.kernel], &tb, o);
+        int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
         if (!why && steps <= 1)
@@ -368,7 +390,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(o->tb, "auto")
                 ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking pays when the kernel reads no "
                                               "read-only field at its points or they dominate the traffic (docs/benchmarks.md)"
-                                            : "--tb=auto: on the CPU, 3-D tiles cost more than they save (docs/benchmarks.md)")
+                                            : "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at "
+                                              "their points, on grids that do not wrap (docs/benchmarks.md)")
                 : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
@@ -394,7 +417,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
           smem_layout(p, t, k);
           t->march_fixed = o->march != 0;
-          choose_tiles(t, k);
+          choose_tiles(p, t, k);
+          t->cpu_march &= o->target != TARGET_CUDA;
           t->halo = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
             t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
@@ -433,6 +457,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march,
                                   t->nkeep ? arena_printf(p->arena, ", %d read-only field%s loaded once per pass",
                                                           t->nkeep, t->nkeep == 1 ? "" : "s") : "");
+          else if (t->cpu_march)
+            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each thread marches a %dx%d tile along "
+                                  "i, %d planes, every step's last %d planes in a ring", steps, k->name, reach,
+                                  t->tile[1], t->tile[2], t->tile[0], 2 * t->reach[0] + 1);
           else
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
                                   steps, k->name, reach);
