@@ -55,6 +55,11 @@ typedef struct TbC {
   int r;
   Printer *pr;
   int openmp;              /* print `omp simd` */
+  /* Per node, whether the body needs it: need[0] without the reductions
+   * (the steps before T), need[1] with them; and whether the body then
+   * needs c_ (it reads a field outside the ring) and k. */
+  char *need[2];
+  int need_c[2], need_k[2];
 } TbC;
 
 static const char *pos[] = { "u0_", "u1_", "u2_" }, *org[] = { "ti_", "tj_", "tk_" };
@@ -115,9 +120,44 @@ static void close_rows(const TbC *c, int depth)
   }
 }
 
+/* What the body needs, with (last) and without the reductions: TbC.need,
+ * need_c, need_k. Nodes are in topological order, so one backward sweep
+ * from the roots finds them. */
+static void body_needs(TbC *c)
+{
+  const IrKernel *k = c->k;
+  int n = k->nodes.len, last = c->r - 1;
+  for (int l = 0; l < 2; l++) {
+    char *need = arena_alloc(c->p->arena, (size_t)n + 1);
+    for (int e = 0; e < k->effects.len; e++) {
+      const IrEffect *ef = &k->effects.data[e];
+      if (ef->kind == EFF_REDUCE && !l)
+        continue;
+      need[ef->val] = 1;
+      if (ef->pred >= 0)
+        need[ef->pred] = 1;
+    }
+    for (int d = 0; d < c->r; d++)
+      need[k->lo[d]] = need[k->hi[d]] = 1;
+    c->need_c[l] = c->need_k[l] = 0; /* (wrapped indices are of loads outside the ring: need_c) */
+    for (int i = n - 1; i >= 0; i--) {
+      const IrNode *nd = &k->nodes.data[i];
+      if (!need[i])
+        continue;
+      for (int a = 0; a < op_info[nd->op].nargs; a++)
+        need[nd->arg[a]] = 1;
+      c->need_c[l] |= nd->op == OP_LOAD && ir_tb_pair_of_cur(c->tb, nd->ref) < 0;
+      c->need_k[l] |= nd->op == OP_INDEX && nd->ref == last;
+    }
+    c->need_k[l] |= c->need_c[l];
+    c->need[l] = need;
+  }
+}
+
 /* A loop over positions [lo, hi) of the last dimension, with k (wrapped),
- * x_ (tile index) and c_ (global index). */
-static void open_last(const TbC *c, const char *lo, const char *hi, int simd, const char *reduction, int depth)
+ * x_ (tile index) and c_ (global index); body >= 0: the loop of the
+ * body (1: with the reductions), k and c_ only where it needs them. */
+static void open_loop(const TbC *c, const char *lo, const char *hi, int simd, const char *reduction, int depth, int body)
 {
   Buf *b = c->b;
   int d = c->r - 1;
@@ -127,11 +167,19 @@ static void open_last(const TbC *c, const char *lo, const char *hi, int simd, co
   }
   indent(b, depth);
   buf_printf(b, "for (long %s = %s; %s < %s; %s++) {\n", pos[d], lo, pos[d], hi, pos[d]);
-  print_coord(c, d, depth + 1);
+  if (body < 0 || c->need_k[body])
+    print_coord(c, d, depth + 1);
   indent(b, depth + 1);
   buf_printf(b, "const long x_ = xr_ + %s;\n", pos[d]);
-  indent(b, depth + 1);
-  buf_printf(b, "const long c_ = cr_ + %s;\n", index_name(d));
+  if (body < 0 || c->need_c[body]) {
+    indent(b, depth + 1);
+    buf_printf(b, "const long c_ = cr_ + %s;\n", index_name(d));
+  }
+}
+
+static void open_last(const TbC *c, const char *lo, const char *hi, int simd, const char *reduction, int depth)
+{
+  open_loop(c, lo, hi, simd, reduction, depth, -1);
 }
 
 /* The kernel's body at one point of the region, into the out buffers;
@@ -143,8 +191,15 @@ static void print_body(const TbC *c, int last, int depth)
   Printer *pr = c->pr;
   for (int d = 0; d < c->r; d++)
     print_wrap_decls(pr, d, depth, "long");
+  /* Before step T the values only the reductions use are not printed. */
+  char **all = pr->names, **names = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
+  for (int i = 0; i < k->nodes.len; i++)
+    names[i] = c->need[last][i] || k->nodes.data[i].level == 0 ? all[i] : NULL;
+  pr->names = names;
   for (int lv = 1; lv <= c->r; lv++)
     emit_level(pr, lv, depth);
+  pr->names = all;
+  free(names);
   for (int e = 0; e < k->effects.len; e++) {
     const IrEffect *ef = &k->effects.data[e];
     if (ef->kind == EFF_REDUCE && !last)
@@ -269,7 +324,7 @@ static void print_row_step(const TbC *c, int dd, const char *shrink, const char 
                org[last], gname, last, org[last]);
     Buf rc = { 0 };
     print_reduction_clause(&rc, p, k);
-    open_last(c, "rlo_", "ohi_", 1, rc.s, dd + 2);
+    open_loop(c, "rlo_", "ohi_", 1, rc.s, dd + 2, 1);
     buf_free(&rc);
     print_body(c, 1, dd + 3);
     indent(b, dd + 2);
@@ -278,14 +333,14 @@ static void print_row_step(const TbC *c, int dd, const char *shrink, const char 
     buf_puts(b, "}\n");
     indent(b, dd);
     buf_puts(b, "} else {\n");
-    open_last(c, "rlo_", "rhi_", 1, NULL, dd + 1);
+    open_loop(c, "rlo_", "rhi_", 1, NULL, dd + 1, 0);
     print_body(c, 0, dd + 2);
     indent(b, dd + 1);
     buf_puts(b, "}\n");
     indent(b, dd);
     buf_puts(b, "}\n");
   } else {
-    open_last(c, "rlo_", "rhi_", 1, NULL, dd);
+    open_loop(c, "rlo_", "rhi_", 1, NULL, dd, 0);
     print_body(c, 0, dd + 1);
     indent(b, dd);
     buf_puts(b, "}\n");
@@ -482,7 +537,8 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     skip[f] = ir_tb_pair_of_cur(tb, f) >= 0;
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names, .print_load = tile_load, .hook = tb,
                  .wrap_skip = skip };
-  TbC c = { b, p, k, tb, g, gname, r, &pr, openmp };
+  TbC c = { b, p, k, tb, g, gname, r, &pr, openmp, { NULL, NULL }, { 0, 0 }, { 0, 0 } };
+  body_needs(&c);
 
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
