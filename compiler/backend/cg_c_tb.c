@@ -347,6 +347,25 @@ static void print_row_step(const TbC *c, int dd, const char *shrink, const char 
   }
 }
 
+/* Marching tiles: a loop over the rows of plane i, `ext` rows beyond the
+ * tile on each side inside the allocation, with j, xr_ (the row in a ring
+ * plane) and cr_ (the row in the grid). */
+static void march_rows(const TbC *c, int depth, const char *ext)
+{
+  Buf *b = c->b;
+  indent(b, depth);
+  buf_printf(b, "for (long u1_ = -(%s); u1_ < TJ_ + (%s); u1_++) {\n", ext, ext);
+  print_coord(c, 1, depth + 1);
+  indent(b, depth + 1);
+  buf_printf(b, "if (j < -%d || j >= %s.n[1] + %d)\n", c->g->halo_lo[1], c->gname, c->g->halo_hi[1]);
+  indent(b, depth + 2);
+  buf_puts(b, "continue;\n");
+  indent(b, depth + 1);
+  buf_puts(b, "const long xr_ = (u1_ + H1_) * ts1_ + H2_;\n");
+  indent(b, depth + 1);
+  buf_puts(b, "const long cr_ = i * s0_ + j * s1_;\n");
+}
+
 /* 3-D, IrTb.cpu_march: each thread takes a tile of TI_ planes of TJ_ x TK_
  * points (with T x reach around it along j and k) and marches along i.
  * Step t keeps its last NS_ = 2 r + 1 planes of the tile in a ring
@@ -411,17 +430,7 @@ static void print_march(const TbC *c, int openmp)
     buf_printf(b, "%s *const out%d_ = lv%d_ + (size_t)((s_ %% NS_ + NS_) %% NS_) * ts0_;\n",
                ctype(p->fields.data[tb->cur[q]].ty), q, q);
   }
-  indent(b, 8);
-  buf_puts(b, "for (long u1_ = -H1_; u1_ < TJ_ + H1_; u1_++) {\n");
-  print_coord(c, 1, 9);
-  indent(b, 9);
-  buf_printf(b, "if (j < -%d || j >= %s.n[1] + %d)\n", g->halo_lo[1], gname, g->halo_hi[1]);
-  indent(b, 10);
-  buf_puts(b, "continue;\n");
-  indent(b, 9);
-  buf_puts(b, "const long xr_ = (u1_ + H1_) * ts1_ + H2_;\n");
-  indent(b, 9);
-  buf_puts(b, "const long cr_ = i * s0_ + j * s1_;\n");
+  march_rows(c, 8, "H1_");
   indent(b, 9);
   buf_puts(b, "const long lo_ = alo_ - tk_ > -H2_ ? alo_ - tk_ : -H2_, hi_ = ahi_ - tk_ < TK_ + H2_ ? ahi_ - tk_ : TK_ + H2_;\n");
   open_last(c, "lo_", "hi_", 1, NULL, 9);
@@ -460,17 +469,7 @@ static void print_march(const TbC *c, int openmp)
     buf_printf(b, "const %s *pv%d_ = lv%d_ + ((size_t)(t_ >= 2 ? t_ - 2 : 0) * NS_ + (size_t)((i %% NS_ + NS_) %% NS_)) * ts0_;\n",
                ty, q, q);
   }
-  indent(b, 8);
-  buf_printf(b, "for (long u1_ = -(T_ - t_) * %d; u1_ < TJ_ + (T_ - t_) * %d; u1_++) {\n", tb->reach[1], tb->reach[1]);
-  print_coord(c, 1, 9);
-  indent(b, 9);
-  buf_printf(b, "if (j < -%d || j >= %s.n[1] + %d)\n", g->halo_lo[1], gname, g->halo_hi[1]);
-  indent(b, 10);
-  buf_puts(b, "continue;\n");
-  indent(b, 9);
-  buf_puts(b, "const long xr_ = (u1_ + H1_) * ts1_ + H2_;\n");
-  indent(b, 9);
-  buf_puts(b, "const long cr_ = i * s0_ + j * s1_;\n");
+  march_rows(c, 8, arena_printf(p->arena, "(T_ - t_) * %d", tb->reach[1]));
   print_row_step(c, 9, arena_printf(p->arena, "(T_ - t_) * %d", tb->reach[2]),
                  arena_printf(p->arena, "tj_ + u1_ < %s.n[1]", gname));
   indent(b, 8);
