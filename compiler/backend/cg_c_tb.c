@@ -375,7 +375,8 @@ static void march_rows(const TbC *c, int depth, const char *ext)
  * (TJ_ + 2 H1_)(TK_ + 2 H2_) / (TJ_ TK_) times and not, as in overlapped
  * 3-D tiles, that times (TI_ + 2 H0_) / TI_ too; and only the ring's
  * planes need to stay in cache (bench/cpu_tb3d.c: diffusion3d 256^3 on
- * two cores, 1.4-1.6x single steps, against 0.67-0.86x for tiles). */
+ * two cores, 1.26-1.60x single steps, against 0.67-0.86x for tiles;
+ * generated: 1.08-1.35x, docs/benchmarks.md 2026-11-23 12:20). */
 static void print_march(const TbC *c, int openmp)
 {
   Buf *b = c->b;
