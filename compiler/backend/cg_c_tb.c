@@ -289,8 +289,11 @@ static void print_row_step(const TbC *c, int dd, const char *shrink, const char 
       buf_puts(b, "} else {\n");
       for (int q = 0; q < tb->npairs; q++) {
         indent(b, dd + 2);
-        buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
-                   cname(p, p->fields.data[tb->cur[q]].name));
+        if (tb->cpu_march) /* as below */
+          buf_printf(b, "out%d_[x_] = t_ == 1 ? %s[c_] : pv%d_[x_];\n", q, cname(p, p->fields.data[tb->next[q]].name), q);
+        else
+          buf_printf(b, "out%d_[x_] = t_ & 1 ? %s[c_] : %s[c_];\n", q, cname(p, p->fields.data[tb->next[q]].name),
+                     cname(p, p->fields.data[tb->cur[q]].name));
       }
       indent(b, dd + 1);
       buf_puts(b, "}\n");

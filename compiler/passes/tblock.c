@@ -170,7 +170,7 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
  * pairs 4 to 1 (Himeno, 12 coefficient arrays kept in registers: 1.40x),
  * else none. CPU: 8 for 2-D kernels (jacobi5, 2
  * cores: 1.5x); 8 for 3-D kernels that read no read-only field at their
- * points, on grids that do not wrap, without a predicated store (tiles
+ * points, on grids that wrap along k at most, without a predicated store (tiles
  * marching along i: diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23
  * 12:20), else none (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at
  * every T tried). */
@@ -181,7 +181,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
     const IrGrid *g = &p->grids.data[k->grid];
     if (o->target != TARGET_CUDA)
-      return !ro && !tb->predicated && !g->periodic[0] && !g->periodic[1] && !g->periodic[2] ? 8 : 1;
+      return !ro && !tb->predicated && !g->periodic[0] && !g->periodic[1] ? 8 : 1;
     return !ro ? 4 : !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
   }
   return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
@@ -338,11 +338,12 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k)
    * dimension 512 (2-D) or 128 (3-D) points long. */
   int elems = (1 << 20) / (2 * t->npairs * 8), h0 = t->steps * t->reach[0], h1 = t->steps * t->reach[1];
   const IrGrid *g = &p->grids.data[k->grid];
-  t->cpu_march = k->rank == 3 && !t->predicated && !g->periodic[0] && !g->periodic[1] && !g->periodic[2];
+  t->cpu_march = k->rank == 3 && !t->predicated && !g->periodic[0] && !g->periodic[1];
   if (t->cpu_march) {
-    /* 3-D: a tile of TJ x 256 points with its halo marches along i, 128
-     * planes per tile; each step's ring of 2r + 1 planes, all pairs,
-     * within ~2.5 MB per thread (bench/cpu_tb3d.c, diffusion3d 256^3 on
+    /* 3-D, on grids periodic along k at most (a tile's row wraps like an
+     * overlapped tile's): a tile of TJ x 256 points with its halo marches
+     * along i, 128 planes per tile; each step's ring of 2r + 1 planes, all
+     * pairs, within ~2.5 MB per thread (bench/cpu_tb3d.c, diffusion3d 256^3 on
      * two cores: 1.42x single steps at T = 4 with 64x256, 1.60x at T = 8
      * with 128x256, 2026-11-23). */
     int h2 = t->steps * t->reach[2], esum = 0;
@@ -391,7 +392,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                 ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking pays when the kernel reads no "
                                               "read-only field at its points or they dominate the traffic (docs/benchmarks.md)"
                                             : "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at "
-                                              "their points, on grids that do not wrap (docs/benchmarks.md)")
+                                              "their points, on grids that wrap along k at most (docs/benchmarks.md)")
                 : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
