@@ -222,6 +222,34 @@ static void print_reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k
                cname(p, k->reds.data[i].name));
 }
 
+/* A tile's own row (positions [0, hi_), at xr_ and cr_): step T - 1,
+ * from src (a format of the pair: "lv%d_[(T_ - 1) & 1]", "out%d_"), into
+ * next where the row and its points are in the region, when prev_. */
+static void print_prev_row(const TbC *c, int dd, const char *src)
+{
+  Buf *b = c->b;
+  const char *kx = index_name(c->r - 1), *tk = org[c->r - 1];
+  indent(b, dd);
+  buf_puts(b, "if (prev_ && ");
+  for (int d = 0; d < c->r - 1; d++)
+    buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(d), index_name(d), index_name(d), index_name(d));
+  buf_puts(b, "1) {\n");
+  indent(b, dd + 1);
+  buf_printf(b, "const long rlo_ = %s_lo_ - %s > 0 ? %s_lo_ - %s : 0, rhi_ = %s_hi_ - %s < hi_ ? %s_hi_ - %s : hi_;\n",
+             kx, tk, kx, tk, kx, tk, kx, tk);
+  open_last(c, "rlo_", "rhi_", 1, NULL, dd + 1);
+  for (int q = 0; q < c->tb->npairs; q++) {
+    indent(b, dd + 2);
+    buf_printf(b, "%s[c_] = ", cname(c->p, c->p->fields.data[c->tb->next[q]].name));
+    buf_printf(b, src, q);
+    buf_puts(b, "[x_];\n");
+  }
+  indent(b, dd + 1);
+  buf_puts(b, "}\n");
+  indent(b, dd);
+  buf_puts(b, "}\n");
+}
+
 /* One row of step t_ (its positions along the last dimension within
  * shrink of the tile, inside the allocation) into out<pair>_: the parts
  * outside the kernel's region copy what the swaps leave there, the part
@@ -500,16 +528,8 @@ static void print_march(const TbC *c, int openmp)
   indent(b, 11);
   buf_puts(b, "}\n");
   indent(b, 10);
-  buf_puts(b, "} else if (prev_ && i >= i_lo_ && i < i_hi_ && j >= j_lo_ && j < j_hi_) {\n");
-  indent(b, 11);
-  buf_puts(b, "const long rlo_ = k_lo_ - tk_ > 0 ? k_lo_ - tk_ : 0, rhi_ = k_hi_ - tk_ < hi_ ? k_hi_ - tk_ : hi_;\n");
-  open_last(c, "rlo_", "rhi_", 1, NULL, 11);
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, 12);
-    buf_printf(b, "%s[c_] = out%d_[x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
-  }
-  indent(b, 11);
-  buf_puts(b, "}\n");
+  buf_puts(b, "} else {\n");
+  print_prev_row(c, 11, "out%d_");
   indent(b, 10);
   buf_puts(b, "}\n");
   indent(b, 9);
@@ -754,25 +774,8 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
     }
     indent(b, dd);
     buf_puts(b, "}\n");
-    if (!predicated) { /* else step T - 1 went to next's twin, outside the region too */
-      indent(b, dd);
-      buf_puts(b, "if (prev_ && ");
-      for (int d = 0; d < r - 1; d++)
-        buf_printf(b, "%s >= %s_lo_ && %s < %s_hi_ && ", index_name(d), index_name(d), index_name(d), index_name(d));
-      buf_puts(b, "1) {\n");
-      indent(b, dd + 1);
-      buf_printf(b, "const long rlo_ = %s_lo_ - %s > 0 ? %s_lo_ - %s : 0, rhi_ = %s_hi_ - %s < hi_ ? %s_hi_ - %s : hi_;\n",
-                 kx, org[last], kx, org[last], kx, org[last], kx, org[last]);
-      open_last(&c, "rlo_", "rhi_", 1, NULL, dd + 1);
-      for (int q = 0; q < tb->npairs; q++) {
-        indent(b, dd + 2);
-        buf_printf(b, "%s[c_] = lv%d_[(T_ - 1) & 1][x_];\n", cname(p, p->fields.data[tb->next[q]].name), q);
-      }
-      indent(b, dd + 1);
-      buf_puts(b, "}\n");
-      indent(b, dd);
-      buf_puts(b, "}\n");
-    }
+    if (!predicated) /* else step T - 1 went to next's twin, outside the region too */
+      print_prev_row(&c, dd, "lv%d_[(T_ - 1) & 1]");
     close_rows(&c, depth);
     indent(b, 2 + r);
     buf_puts(b, "}\n");

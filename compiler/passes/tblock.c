@@ -174,14 +174,21 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
  * marching along i: diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23
  * 12:20), else none (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at
  * every T tried). */
+/* CPU, 3-D: does the tile march along i (IrTb.cpu_march)? Not on grids
+ * periodic along i or j, nor with a predicated store (overlapped tiles). */
+static int cpu_marches(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  return o->target != TARGET_CUDA && k->rank == 3 && !tb->predicated && !g->periodic[0] && !g->periodic[1];
+}
+
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x), 4 without any
                         * (the 3-D strip: diffusion3d 1.70x, 2026-11-23 09:40) */
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
-    const IrGrid *g = &p->grids.data[k->grid];
     if (o->target != TARGET_CUDA)
-      return !ro && !tb->predicated && !g->periodic[0] && !g->periodic[1] ? 8 : 1;
+      return !ro && cpu_marches(p, k, tb, o) ? 8 : 1;
     return !ro ? 4 : !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
   }
   return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
@@ -331,14 +338,13 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
 }
 
 /* CPU tiles */
-static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k)
+static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   /* CPU tiles: each thread's two level buffers per pair within ~1 MB
    * (its share of a last-level cache), rows along the contiguous
    * dimension 512 (2-D) or 128 (3-D) points long. */
   int elems = (1 << 20) / (2 * t->npairs * 8), h0 = t->steps * t->reach[0], h1 = t->steps * t->reach[1];
-  const IrGrid *g = &p->grids.data[k->grid];
-  t->cpu_march = k->rank == 3 && !t->predicated && !g->periodic[0] && !g->periodic[1];
+  t->cpu_march = cpu_marches(p, k, t, o);
   if (t->cpu_march) {
     /* 3-D, on grids periodic along k at most (a tile's row wraps like an
      * overlapped tile's): a tile of TJ x 256 points with its halo marches
@@ -418,8 +424,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
           smem_layout(p, t, k);
           t->march_fixed = o->march != 0;
-          choose_tiles(p, t, k);
-          t->cpu_march &= o->target != TARGET_CUDA;
+          choose_tiles(p, t, k, o);
           t->halo = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
             t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
