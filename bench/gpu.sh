@@ -51,10 +51,12 @@ STRATS="naive stream smem"
 # NAME-vV is strategy NAME with --vec=V (clamped by the compiler to 16-byte
 # vectors; kernels that wrap keep one point).
 # pipe-vV: the stream strategy with -fstream-pipeline (software pipelining).
-VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4 pipe-v1 pipe-v4}
+# burstM-vV: the stream strategy issuing M planes' loads at once (--burst=M).
+VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4 pipe-v1 pipe-v4 burst2-v4 burst3-v1 burst4-v2}
 flags_of() {
   case $1 in
     pipe-v*) echo "--cuda-strategy=stream -fstream-pipeline --vec=${1##*-v}" ;;
+    burst*-v*) b=${1%-v*}; echo "--cuda-strategy=stream --burst=${b#burst} --vec=${1##*-v}" ;;
     *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;;
     *) echo "--cuda-strategy=$1" ;;
   esac
@@ -495,6 +497,8 @@ variants() {
   echo "plain launches|-fno-pdl|"
   for s in $STRATS; do echo "$s|--cuda-strategy=$s|"; done
   for v in 1 2 4; do echo "default --vec=$v|--vec=$v|"; done
+  echo "default, no burst|--burst=1|"
+  echo "default, burst 4|--burst=4|"
   # -fstream-pipeline: the kernels the heuristic streams, software pipelined
   echo "default pipelined|-fstream-pipeline|"
   echo "default pipelined, march 8|-fstream-pipeline --march=8|"
@@ -532,7 +536,9 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
     desc=$(awk -v kn="$kn" 'index($0, "/* kernel " kn " (") == 1 {f = 1}
       f && /^ \* strategy/ {s = $3; sub(":", "", s)}
       f && /^ \* block/ {b = $3; sub(",", "", b); m = ""; if ($0 ~ /marching/) m = "/m" $5
-        getline nl; if (nl ~ /points per thread/) {split(nl, a, " "); m = m "/v" a[2]}
+        nl = $0; while (nl !~ /\*\// && (getline nl) > 0) {
+          if (nl ~ /points per thread/) {split(nl, a, " "); m = m "/v" a[2]}
+          if (nl ~ /in a burst/) m = m "/burst" }
         print s "/" b m; exit}' "$exe.cu")
     # shellcheck disable=SC2086
     t=$(cd "$T/scratch" && "$exe" $args 2>>"$LOG/gpu.log" | awk -F': ' '/^Time \[s\]/ {print $2}')

@@ -148,6 +148,9 @@ static const OptDef optdefs[] = {
   { "--vec", VALUE, "V|K=V,...", "CUDA naive and stream strategies: points each thread computes along the contiguous "
                                 "dimension, read with vector loads (1, 2 or 4; K=V for kernel K only; default: chosen "
                                 "per kernel, see --report)" },
+  { "--burst", VALUE, "M|K=M,...", "CUDA stream strategy: each thread issues the loads of M planes before computing "
+                                  "any of them (1 to 8; 1: plane by plane; K=M for kernel K only; default: chosen per "
+                                  "kernel, see --report)" },
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
@@ -180,7 +183,7 @@ static const OptDef optdefs[] = {
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
-  { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; an experiment, not yet measured on a GPU)" },
+  { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; off by default: no faster on an H100)" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
@@ -242,7 +245,7 @@ static void parse_block(Options *o, const char *text)
     bad_usage("--block=%s: the threads per block must be a multiple of 32 (whole warps)", text);
 }
 
-/* Per-kernel options (--tb, --cuda-strategy, --vec): V, or K=V,... with
+/* Per-kernel options (--tb, --cuda-strategy, --vec, --burst, --max-regs): V, or K=V,... with
  * at most one V for the other kernels (passes: pass_option_for_kernel). */
 static int tb_ok(const char *v)
 {
@@ -254,6 +257,13 @@ static int tb_ok(const char *v)
 static int strategy_ok(const char *v) { return streq(v, "naive") || streq(v, "smem") || streq(v, "stream"); }
 
 static int vec_ok(const char *v) { return streq(v, "1") || streq(v, "2") || streq(v, "4"); }
+
+static int burst_ok(const char *v)
+{
+  char *end;
+  long n = strtol(v, &end, 10);
+  return *v && !*end && n >= 1 && n <= 8;
+}
 
 static int regs_ok(const char *v)
 {
@@ -311,10 +321,10 @@ static int check_max_regs(const IrProgram *ir)
 /* Each KERNEL= of a per-kernel option must name a kernel of the program. */
 static int check_kernel_names(const Options *o, const IrProgram *ir)
 {
-  const char *opts[] = { "--tb", "--cuda-strategy", "--vec", "--max-regs" };
-  const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec, o->pass.max_regs };
+  const char *opts[] = { "--tb", "--cuda-strategy", "--vec", "--max-regs", "--burst" };
+  const char *specs[] = { o->pass.tb, o->pass.cuda_strategy, o->pass.vec, o->pass.max_regs, o->pass.burst };
   int bad = 0;
-  for (int i = 0; i < 4; i++) {
+  for (int i = 0; i < 5; i++) {
     PassOptionItem it;
     for (const char *s = specs[i]; pass_option_next(&s, &it);) {
       int found = !it.name;
@@ -377,6 +387,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--block")) parse_block(o, value);
     else if (streq(n, "--march")) parse_int(value, "--march", &o->pass.march);
     else if (streq(n, "--vec")) o->pass.vec = value;
+    else if (streq(n, "--burst")) o->pass.burst = value;
     else if (streq(n, "--max-regs")) o->pass.max_regs = value;
     else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
@@ -438,6 +449,8 @@ static void parse_options(Options *o, int argc, char **argv)
                      "unknown CUDA strategy in '%s' (choose naive, smem or stream, or KERNEL=one of them)");
   if (o->pass.vec)
     check_per_kernel("--vec", o->pass.vec, vec_ok, "--vec=%s: points per thread are 1, 2 or 4 (or KERNEL=V)");
+  if (o->pass.burst)
+    check_per_kernel("--burst", o->pass.burst, burst_ok, "--burst=%s: give planes per burst from 1 to 8 (or KERNEL=M)");
   if (o->pass.max_regs)
     check_per_kernel("--max-regs", o->pass.max_regs, regs_ok, "--max-regs=%s: give registers per thread from 16 to 255 "
                                                               "(or KERNEL=R)");

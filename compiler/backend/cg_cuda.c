@@ -103,7 +103,9 @@ typedef struct Lanes {
   LaneRow *rows;
   int nrows;
   const char *queued;      /* stream: fields whose (d, 0, 0) rows are the queue */
-  int piped;               /* stream, IrKernel.gpu_pipeline: the rows were loaded a plane ahead, into <name>nx_ */
+  int piped;               /* stream, IrKernel.gpu_pipeline: each plane loads the next one's rows */
+  const char *ahead;       /* the rows were loaded before, into <name><ahead> (the pipeline's "nx_", a burst's
+                            * "b<m>_"), or NULL: they load where used */
 } Lanes;
 
 /* CUDA's vector type of v elements of t (at most 16 bytes: the gpu pass). */
@@ -181,6 +183,7 @@ static void lanes_begin(Lanes *L, const IrKernel *k, const char *queued)
   L->n = k->vec;
   L->queued = queued;
   L->piped = 0;
+  L->ahead = NULL;
   collect_rows(L, k);
 }
 
@@ -230,13 +233,20 @@ static void print_row_at(Buf *b, const IrKernel *k, const LaneRow *r, int x, con
     buf_printf(b, " %c %d", x < 0 ? '-' : '+', abs(x));
 }
 
+/* How print_rows prints each row value: where it is used, or ahead of
+ * its plane into a name with the suffix L->ahead. */
+typedef enum RowMode {
+  ROW_LOAD,       /* const T name = load at c_ */
+  ROW_READ_AHEAD, /* const T name = name<ahead>  (loaded before) */
+  ROW_DECL_LOAD,  /* T name<ahead> = load at base */
+  ROW_LOAD_AHEAD, /* name<ahead> = load at base  (declared before) */
+  ROW_DECL,       /* T name<ahead>; */
+} RowMode;
+
 /* The rows of the current point (c_): vectors, then the columns beyond.
  * A programmatic launch loads the rows of its read-only fields first
- * (Himeno M 91.0% of copy in node order, 92.6% so: H100, 04:37-05:20).
- * mode 0: `const T name = load at c_`; 1 (L->piped): `const T name =
- * namenx_`, what the plane before loaded; 2: `T namenx_ = load at base`
- * and 3: `namenx_ = load at base` (the pipeline's loads, a plane ahead). */
-static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth, int mode,
+ * (Himeno M 91.0% of copy in node order, 92.6% so: H100, 04:37-05:20). */
+static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth, RowMode mode,
                        const char *base)
 {
   for (int pass = 0; pass < 2; pass++)
@@ -250,25 +260,29 @@ static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
       if (vec ? !r->vec || row_queued(L, k, r) : (x >= 0 && x < L->n) || !r->used[xi])
         continue;
       indent(b, depth);
-      if (mode != 3)
-        buf_printf(b, "%s%s ", mode < 2 ? "const " : "", vec ? vtype(f->ty, L->n) : ctype(f->ty));
+      if (mode != ROW_LOAD_AHEAD)
+        buf_printf(b, "%s%s ", mode <= ROW_READ_AHEAD ? "const " : "", vec ? vtype(f->ty, L->n) : ctype(f->ty));
       if (vec)
         row_name(b, p, k, r, 'r');
       else
         lane_value(b, p, k, L, r, x);
-      if (mode >= 2)
-        buf_puts(b, "nx_");
+      if (mode >= ROW_DECL_LOAD)
+        buf_puts(b, L->ahead);
+      if (mode == ROW_DECL) {
+        buf_puts(b, ";\n");
+        continue;
+      }
       buf_puts(b, " = ");
-      if (mode == 1) {
+      if (mode == ROW_READ_AHEAD) {
         if (vec)
           row_name(b, p, k, r, 'r');
         else
           lane_value(b, p, k, L, r, x);
-        buf_puts(b, "nx_;\n");
+        buf_printf(b, "%s;\n", L->ahead);
         continue;
       }
       buf_printf(b, "%s%s[", vec ? vload_prefix(p, k, r->f) : "", cname(p, f->name));
-      print_row_at(b, k, r, vec ? 0 : x, mode ? base : "c_");
+      print_row_at(b, k, r, vec ? 0 : x, mode == ROW_LOAD ? "c_" : base);
       buf_puts(b, "];\n");
     }
   }
@@ -276,7 +290,7 @@ static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
 
 static void print_row_loads(Buf *b, const IrProgram *p, const IrKernel *k, const Lanes *L, int depth)
 {
-  print_rows(b, p, k, L, depth, L->piped, NULL);
+  print_rows(b, p, k, L, depth, L->ahead ? ROW_READ_AHEAD : ROW_LOAD, NULL);
 }
 
 /* Each lane's names for the values it computes (point level); values of
@@ -330,7 +344,7 @@ static void print_lanes(Printer *pr, Lanes *L, int depth)
   if (L->piped) { /* plane i + 1's rows, while this plane computes */
     indent(b, depth);
     buf_puts(b, "if (i + 1 < i_end_) {\n");
-    print_rows(b, p, k, L, depth + 1, 3, "c_ + s0_");
+    print_rows(b, p, k, L, depth + 1, ROW_LOAD_AHEAD, "c_ + s0_");
     indent(b, depth);
     buf_puts(b, "}\n");
   }
@@ -504,6 +518,94 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
   buf_puts(b, ");\n");
 }
 
+/* Does the kernel read index d (OP_INDEX)? */
+static int reads_index(const IrKernel *k, int d)
+{
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_INDEX && k->nodes.data[i].ref == d)
+      return 1;
+  return 0;
+}
+
+/* The stream strategy in a burst (IrKernel.gpu_burst = M, the march): a
+ * thread loads the queue's planes and every plane's rows first, then
+ * computes its M planes from registers, so that all those loads are in
+ * flight at once rather than each plane's after the plane before has
+ * stored (diffusion3d 87.4% -> 90.5% of copy at M = 2; as a loop of
+ * bursts over a longer march, 82%: H100, docs/benchmarks.md 2026-11-23). */
+static void print_burst_loop(Buf *b, const IrProgram *p, const IrKernel *k, Printer *pr)
+{
+  const char *queued = k->gpu_queue;
+  int M = k->gpu_burst, any = 0;
+  for (int f = 0; queued && f < p->fields.len; f++) {
+    if (!queued[f])
+      continue;
+    any = 1;
+    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f] + M - 1;
+    buf_printf(b, "    /* %s's column%s in registers, planes i_first_%+d .. i_first_%+d */\n", p->fields.data[f].name,
+               k->vec > 1 ? "s" : "", lo, hi);
+    for (int d = lo; d <= hi; d++) {
+      buf_printf(b, "    %s ", k->vec > 1 ? vtype(p->fields.data[f].ty, k->vec) : ctype(p->fields.data[f].ty));
+      qname(b, p, f, d);
+      buf_puts(b, ";\n");
+    }
+  }
+  Lanes L;
+  lanes_begin(&L, k, any ? queued : NULL);
+  print_lane_tests(b, k, k->vec, 2);
+  buf_printf(b, "    { /* %d planes: all their loads, then their points */\n", M);
+  buf_printf(b, "      const I cb_ = i_first_ * s0_ + %s;\n", k->rank == 3 ? "j * s1_ + k" : "j");
+  for (int f = 0; any && f < p->fields.len; f++) {
+    int hi = k->gpu_queue_hi[f];
+    if (!queued[f])
+      continue;
+    for (int d = k->gpu_queue_lo[f]; d <= hi + M - 1; d++) {
+      /* plane i_first_ + d serves planes i_first_ + d - hi and on */
+      buf_puts(b, d > hi ? arena_printf(p->arena, "      if (i_first_ + %d < i_end_)\n        ", d - hi) : "      ");
+      qname(b, p, f, d);
+      buf_printf(b, " = %s%s[cb_", vload_prefix(p, k, f), cname(p, p->fields.data[f].name));
+      if (d)
+        buf_printf(b, " %c %d * s0_", d < 0 ? '-' : '+', abs(d));
+      buf_puts(b, "];\n");
+    }
+  }
+  for (int m = 0; m < M; m++) {
+    L.ahead = arena_printf(p->arena, "b%d_", m);
+    if (m == 0) {
+      print_rows(b, p, k, &L, 3, ROW_DECL_LOAD, "cb_");
+      continue;
+    }
+    print_rows(b, p, k, &L, 3, ROW_DECL, NULL);
+    buf_printf(b, "      if (i_first_ + %d < i_end_) {\n", m);
+    print_rows(b, p, k, &L, 4, ROW_LOAD_AHEAD, arena_printf(p->arena, "cb_ + %s", m == 1 ? "s0_" :
+                                                            arena_printf(p->arena, "%d * s0_", m)));
+    buf_puts(b, "      }\n");
+  }
+  int uses_i = reads_index(k, 0);
+  for (int m = 0; m < M; m++) {
+    buf_puts(b, m ? arena_printf(p->arena, "      if (i_first_ + %d < i_end_) {\n", m) : "      {\n");
+    if (uses_i)
+      buf_printf(b, "        const I i = i_first_%s;\n", m ? arena_printf(p->arena, " + %d", m) : "");
+    buf_printf(b, "        const I c_ = cb_%s;\n", m == 0 ? "" : m == 1 ? " + s0_" : arena_printf(p->arena, " + %d * s0_", m));
+    L.ahead = arena_printf(p->arena, "b%d_", m);
+    print_lanes(pr, &L, 4);
+    buf_puts(b, "      }\n");
+    for (int f = 0; any && m < M - 1 && f < p->fields.len; f++) {
+      if (!queued[f])
+        continue;
+      for (int d = k->gpu_queue_lo[f]; d < k->gpu_queue_hi[f] + M - 1; d++) {
+        buf_puts(b, "      ");
+        qname(b, p, f, d);
+        buf_puts(b, " = ");
+        qname(b, p, f, d + 1);
+        buf_puts(b, ";\n");
+      }
+    }
+  }
+  buf_puts(b, "    }\n");
+  lanes_end(&L);
+}
+
 /* The stream strategy's loop. A field read at several planes of the
  * thread's own column keeps that column in registers (a queue): each
  * plane loads only its leading value, and the queue shifts at the end. */
@@ -542,7 +644,8 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
   const char *cpos = k->rank == 3 ? "j * s1_ + k" : "j";
   if (k->gpu_pipeline) {
     buf_printf(b, "    /* the rows beside the column%s, loaded a plane ahead */\n", k->vec > 1 ? "s" : "");
-    print_rows(b, p, k, &L, 2, 2, arena_printf(p->arena, "i_first_ * s0_ + %s", cpos));
+    L.ahead = "nx_";
+    print_rows(b, p, k, &L, 2, ROW_DECL_LOAD, arena_printf(p->arena, "i_first_ * s0_ + %s", cpos));
     L.piped = 1;
   }
   buf_puts(b, "    for (I i = i_first_; i < i_end_; i++) {\n");
@@ -680,6 +783,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, ", marching %d planes along i", k->march);
   if (k->gpu_pipeline)
     buf_puts(b, ",\n * software pipelined: the next plane's rows load while this one computes");
+  if (k->gpu_burst)
+    buf_printf(b, ",\n * in a burst: each thread loads its %d planes' rows, then computes them", k->gpu_burst);
   if (k->gpu == GPU_SMEM)
     buf_printf(b, ", field %s staged in shared memory (reach %d:%d:%d)", p->fields.data[k->smem_field].name,
                k->smem_r[0], k->smem_r[1], k->smem_r[2]);
@@ -735,7 +840,10 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   print_inside(b, k);
   buf_puts(b, ") {\n");
   if (k->gpu == GPU_STREAM) {
-    print_stream_loop(b, p, k, &pr);
+    if (k->gpu_burst)
+      print_burst_loop(b, p, k, &pr);
+    else
+      print_stream_loop(b, p, k, &pr);
   } else {
     print_body(&pr, 2);
   }
@@ -769,6 +877,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   const char *strat = k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem";
   if (k->vec > 1) /* the tuning cache keeps shapes per strategy and width */
     strat = arena_printf(p->arena, "%s-v%d", strat, k->vec);
+  if (k->gpu_burst)
+    strat = arena_printf(p->arena, "%s-b%d", strat, k->gpu_burst);
   buf_printf(b, "  static stn_tune tune_ = { \"%s\", \"%s\", \"%s\", %d, %d, %d, ", p->name, k->name, strat,
              k->gpu == GPU_STREAM && r == 2 ? nthreads : k->block[0], k->gpu == GPU_STREAM && r == 2 ? 1 : k->block[1],
              k->gpu == GPU_NAIVE ? 1 : k->march);
@@ -776,7 +886,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, "\"%s\"", k->untunable);
   else
     buf_puts(b, "NULL");
-  buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE);
+  buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE && !k->gpu_burst); /* a burst is the march */
   print_prof_decl(b, k, 1);
   if (k->reds.len) {
     cuda_print_red_decls(b, k);

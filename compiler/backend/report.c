@@ -238,7 +238,8 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "  cuda:          %s (block %dx%d%s%s%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
           kg->gpu != GPU_NAIVE ? arena_printf(gpu->arena, ", marching %d planes", kg->march) : "",
-          kg->gpu_pipeline ? ", the next plane's rows loaded while this one computes (-fstream-pipeline)" : "",
+          kg->gpu_pipeline ? ", the next plane's rows loaded while this one computes (-fstream-pipeline)"
+          : kg->gpu_burst ? arena_printf(gpu->arena, ", loads issued %d planes at a time (burst)", kg->gpu_burst) : "",
           kg->vec > 1 ? arena_printf(gpu->arena, ", %d points per thread along %s by vector loads", kg->vec,
                                      index_name(kg->rank - 1)) : "",
           kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (--max-regs)", kg->max_regs) : "");
@@ -335,9 +336,9 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
   json_str(f, kg->gpu_why);
-  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"pipelined\": %s, \"max_regs\": %d, "
+  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"pipelined\": %s, \"burst\": %d, \"max_regs\": %d, "
              "\"launch\": {\"programmatic\": %s, \"why\": ", kg->block[0], kg->block[1], kg->march, kg->vec,
-          kg->gpu_pipeline ? "true" : "false", kg->max_regs, kg->pdl ? "true" : "false");
+          kg->gpu_pipeline ? "true" : "false", kg->gpu_burst, kg->max_regs, kg->pdl ? "true" : "false");
   json_str(f, kg->pdl_why);
   fprintf(f, "}, \"rejected\": [");
   for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)

@@ -250,6 +250,10 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, ", staged %s", p->fields.data[k->smem_field].label);
     if (k->vec > 1)
       fprintf(out, ", %d points per thread", k->vec);
+    if (k->gpu_burst)
+      fprintf(out, ", burst %d", k->gpu_burst);
+    if (k->gpu_pipeline)
+      fprintf(out, ", pipelined");
     if (k->max_regs)
       fprintf(out, ", at most %d registers", k->max_regs);
     if (k->pdl) {

@@ -102,6 +102,8 @@ typedef struct IrKernel {
   int *gpu_queue_lo, *gpu_queue_hi;  /* that column's planes, relative to i */
   int gpu_pipeline;        /* GPU_STREAM (-fstream-pipeline): plane i + 1's rows other than the queue's are loaded
                             * at plane i, into registers, so that their loads overlap plane i's arithmetic */
+  int gpu_burst;           /* GPU_STREAM: planes a thread loads all at once before computing them (0: one plane
+                            * at a time), so that their loads are in flight together */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
 } IrKernel;

@@ -23,6 +23,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A stream kernel's burst (IrKernel.gpu_burst): its thread issues the
+ * loads of all its M planes (the march), then computes them, so that the
+ * later planes' loads need not wait for the earlier planes' stores. By
+ * default M = 2 in 2-D, and in 3-D for kernels that read one field:
+ * diffusion3d 0.409 -> 0.394 ms per step (V = 4, 32x8), jacobi2d 0.546
+ * -> 0.534 ms. CG's apply (3-D, two double fields) measured slower with
+ * every burst, 0.169 -> 0.167-0.222 ms at V = 1 and 2 (H100,
+ * docs/benchmarks.md 2026-11-23). --burst=M chooses (1: plane by
+ * plane), and its march is M whatever --march says; --march without
+ * --burst, and -fstream-pipeline, turn the default off. A burst goes
+ * through the lanes printer. */
+static void decide_burst(const IrProgram *p, IrKernel *k, const PassOptions *o)
+{
+  size_t blen;
+  const char *bv = pass_option_for_kernel(o->burst, k->name, &blen);
+  int fields = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    fields += ir_reads_field(k, f);
+  int m = bv ? atoi(bv) : o->stream_pipeline || o->march || (k->rank == 3 && fields > 1) ? 0 : 2;
+  k->gpu_burst = k->gpu == GPU_STREAM && m > 1 ? m : 0;
+}
+
 /* Loads at a nonzero offset along dimension 0 (what marching reuses),
  * against the number of fields read. */
 static int stream_pays(const IrKernel *k, int nfields, int *along_out, int *fields_out)
@@ -279,15 +301,18 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       const char *vv = pass_option_for_kernel(o->vec, k->name, &vlen);
       k->vec = points_per_thread(p, k, vv ? atoi(vv) : 0);
     }
+    decide_burst(p, k, o);
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
     if (k->gpu == GPU_NAIVE && k->rank == 3 && k->vec > 1) /* Himeno L and M's best, launched programmatically */
       def_x = 256 / k->vec, def_y = k->vec == 4 ? 4 : 2;
+    if (k->gpu_burst && k->rank == 3) /* 256 threads: diffusion3d's best at V = 4, 32x8 */
+      def_y = 256 / def_x;
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
-    k->march = stream ? (o->march ? o->march : 4) : 1;
+    k->march = k->gpu_burst ? k->gpu_burst : stream ? (o->march ? o->march : 4) : 1;
     /* Launch bounds: the block's threads, but at least 512 (the register
      * budget the H100 sweep measured, and room for --autotune to try
      * larger blocks) unless a shared-memory tile fixes the block. With
@@ -312,7 +337,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     }
     /* Software pipelining goes through the vector-lanes printer (one lane
      * at V = 1), which knows no wrapped indices: nor do stream kernels. */
-    k->gpu_pipeline = o->stream_pipeline && k->gpu == GPU_STREAM;
+    k->gpu_pipeline = o->stream_pipeline && k->gpu == GPU_STREAM && !k->gpu_burst;
     decide_pdl(p, k, o, moved);
   }
   free(moved);

@@ -24,6 +24,8 @@ typedef struct PassOptions {
   const char *vec;         /* --vec: "4" or "K=2,..." (pass_option_for_kernel): CUDA points per thread along the
                             * contiguous dimension; NULL: chosen */
   int atomic_reductions;   /* --no-deterministic-reductions */
+  const char *burst;       /* --burst: "2" or "K=2,..." (pass_option_for_kernel): CUDA stream kernels load this
+                            * many planes before computing them; NULL: chosen */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
   int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per thread (0: chosen) */
   int tb_shfl;             /* --tb-exchange=shfl: CUDA 2-D temporal blocking, neighbours by warp shuffles */
