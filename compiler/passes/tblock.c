@@ -101,12 +101,6 @@ static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb, int target)
     return "its kernel is 1-D (temporal blocking is for 2-D and 3-D kernels)";
   for (int e = 0; e < k->effects.len; e++)
     tb->predicated |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].pred >= 0;
-  /* The CUDA printers write step T - 1 of a predicated store to next's
-   * twin (IrTb.scratch_next) like the C printer, but in 3-D that is not
-   * yet verified on a GPU: such kernels run single steps there. */
-  if (tb->predicated && k->rank == 3 && target == TARGET_CUDA)
-    return arena_printf(p->arena, "kernel %s stores under a condition, which temporal blocking on CUDA supports in "
-                        "2-D kernels only", k->name);
   for (int d = 0; d < MAX_RANK; d++)
     tb->reach[d] = 0;
   for (int i = 0; i < k->nodes.len; i++) {
@@ -252,6 +246,12 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
   }
 }
 
+/* A block's shared memory (sm_90: 227 KB; sm_80: 163 KB; else 99 KB). */
+static size_t smem_most(const PassOptions *o)
+{
+  return o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
+}
+
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
  * (halo included: the T x reach points at each side are computed but not
  * written), and march along dimension 0. --block and --march override. */
@@ -301,10 +301,9 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
     int ty = o->block[1] ? o->block[1] : 32;
-    /* Within a block's shared memory (sm_90: 227 KB; sm_80: 163 KB; else
-     * 99 KB): a narrower tile (tblock.stn's 3-D box in double at T = 6
-     * needs 235008 bytes at 32x32). */
-    size_t most = o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
+    /* Within a block's shared memory: a narrower tile (tblock.stn's 3-D
+     * box in double at T = 6 needs 235008 bytes at 32x32). */
+    size_t most = smem_most(o);
     for (;;) {
       t->rows = ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
       t->block[1] = ty / t->rows;
@@ -436,6 +435,16 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
                                      "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
                                      t->reach[k->rank - 2], t->reach[k->rank - 1]);
+            visit(p, o, &s->body, 1);
+            continue;
+          }
+          /* TB_SMEM's rings: tblock.stn's deep3 (double, reach 2 along i)
+           * at T = 5 needs 245760 bytes at 32x32, and a narrower tile has
+           * no rows of its own. */
+          if (o->target == TARGET_CUDA && t->smem > smem_most(o)) {
+            s->tb_why = arena_printf(p->arena, "%d steps of %s need %zu bytes of shared memory per %dx%d block, more than "
+                                     "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
+                                     t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
             visit(p, o, &s->body, 1);
             continue;
           }
