@@ -527,6 +527,29 @@ static int reads_index(const IrKernel *k, int d)
   return 0;
 }
 
+/* The queues move one plane on: each queued column's planes lo .. hi +
+ * extra (extra: the planes loaded ahead) take the next plane's value. */
+static void print_queue_shift(Buf *b, const IrProgram *p, const IrKernel *k, int extra)
+{
+  for (int f = 0; f < p->fields.len; f++) {
+    if (!k->gpu_queue[f])
+      continue;
+    for (int d = k->gpu_queue_lo[f]; d < k->gpu_queue_hi[f] + extra; d++) {
+      buf_puts(b, "      ");
+      qname(b, p, f, d);
+      buf_puts(b, " = ");
+      qname(b, p, f, d + 1);
+      buf_puts(b, ";\n");
+    }
+  }
+}
+
+/* The start of a burst's plane m: cb_, cb_ + s0_, cb_ + m * s0_. */
+static const char *burst_plane(const IrProgram *p, int m)
+{
+  return m == 0 ? "cb_" : m == 1 ? "cb_ + s0_" : arena_printf(p->arena, "cb_ + %d * s0_", m);
+}
+
 /* The stream strategy in a burst (IrKernel.gpu_burst = M, the march): a
  * thread loads the queue's planes and every plane's rows first, then
  * computes its M planes from registers, so that all those loads are in
@@ -572,13 +595,12 @@ static void print_burst_loop(Buf *b, const IrProgram *p, const IrKernel *k, Prin
   for (int m = 0; m < M; m++) {
     L.ahead = arena_printf(p->arena, "b%d_", m);
     if (m == 0) {
-      print_rows(b, p, k, &L, 3, ROW_DECL_LOAD, "cb_");
+      print_rows(b, p, k, &L, 3, ROW_DECL_LOAD, burst_plane(p, 0));
       continue;
     }
     print_rows(b, p, k, &L, 3, ROW_DECL, NULL);
     buf_printf(b, "      if (i_first_ + %d < i_end_) {\n", m);
-    print_rows(b, p, k, &L, 4, ROW_LOAD_AHEAD, arena_printf(p->arena, "cb_ + %s", m == 1 ? "s0_" :
-                                                            arena_printf(p->arena, "%d * s0_", m)));
+    print_rows(b, p, k, &L, 4, ROW_LOAD_AHEAD, burst_plane(p, m));
     buf_puts(b, "      }\n");
   }
   int uses_i = reads_index(k, 0);
@@ -586,21 +608,12 @@ static void print_burst_loop(Buf *b, const IrProgram *p, const IrKernel *k, Prin
     buf_puts(b, m ? arena_printf(p->arena, "      if (i_first_ + %d < i_end_) {\n", m) : "      {\n");
     if (uses_i)
       buf_printf(b, "        const I i = i_first_%s;\n", m ? arena_printf(p->arena, " + %d", m) : "");
-    buf_printf(b, "        const I c_ = cb_%s;\n", m == 0 ? "" : m == 1 ? " + s0_" : arena_printf(p->arena, " + %d * s0_", m));
+    buf_printf(b, "        const I c_ = %s;\n", burst_plane(p, m));
     L.ahead = arena_printf(p->arena, "b%d_", m);
     print_lanes(pr, &L, 4);
     buf_puts(b, "      }\n");
-    for (int f = 0; any && m < M - 1 && f < p->fields.len; f++) {
-      if (!queued[f])
-        continue;
-      for (int d = k->gpu_queue_lo[f]; d < k->gpu_queue_hi[f] + M - 1; d++) {
-        buf_puts(b, "      ");
-        qname(b, p, f, d);
-        buf_puts(b, " = ");
-        qname(b, p, f, d + 1);
-        buf_puts(b, ";\n");
-      }
-    }
+    if (any && m < M - 1)
+      print_queue_shift(b, p, k, M - 1);
   }
   buf_puts(b, "    }\n");
   lanes_end(&L);
@@ -671,18 +684,8 @@ static void print_stream_loop(Buf *b, const IrProgram *p, const IrKernel *k, Pri
     print_effects(pr, 3);
     pr->queued = NULL;
   }
-  for (int f = 0; any && f < p->fields.len; f++) {
-    int lo = k->gpu_queue_lo[f], hi = k->gpu_queue_hi[f] + k->gpu_pipeline;
-    if (!queued[f])
-      continue;
-    for (int d = lo; d < hi; d++) {
-      buf_puts(b, "      ");
-      qname(b, p, f, d);
-      buf_puts(b, " = ");
-      qname(b, p, f, d + 1);
-      buf_puts(b, ";\n");
-    }
-  }
+  if (any)
+    print_queue_shift(b, p, k, k->gpu_pipeline);
   buf_puts(b, "    }\n");
 }
 
