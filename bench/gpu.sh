@@ -310,6 +310,7 @@ himeno|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=2;--vec=4;-
 bench/himeno_nored|L|--NI=257 --NJ=257 --NK=513 --ITERS=300|jacobi|--vec=1;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --block=32x8;--vec=4 --block=128x1;--vec=2 --block=64x4
 diffusion3d|512^3|--N=512 --STEPS=300|step|--vec=1;--vec=2;--vec=4;--vec=4 --block=32x4;--vec=4 --block=64x2;--vec=4 --march=8;--vec=4 --block=32x8 --march=8;--vec=2 --block=64x4;-fstream-pipeline;-fstream-pipeline --block=32x4;-fstream-pipeline --march=8;-fstream-pipeline --march=16;-fstream-pipeline --block=32x4 --march=16
 cg_poisson|256^3|--N=256 --MAXIT=100 --TOL=1e-300 --EVERY=1000|apply|--vec=1;--vec=2;--vec=2 --block=32x4;--vec=1 --max-regs=apply=32;--vec=2 --max-regs=apply=40;--vec=2 --max-regs=apply=48;--vec=2 --block=32x4 --max-regs=apply=40;-fstream-pipeline;-fstream-pipeline --march=8;-fstream-pipeline --march=16;-fstream-pipeline --block=64x4 --march=8;-fstream-pipeline --vec=2 --block=32x4
+bench/apply_only|256^3|--N=256 --ITERS=100|apply|--vec=1;--block=128x4;--vec=2 -fstream-pipeline --block=64x2
 CASES
 }
 section_vec() {
