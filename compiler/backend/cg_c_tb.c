@@ -416,7 +416,7 @@ static void print_march(const TbC *c, int openmp)
   const IrTb *tb = c->tb;
   const IrGrid *g = c->g;
   const char *gname = c->gname;
-  int R0 = tb->reach[0], NS = 2 * R0 + 1;
+  int R0 = tb->reach[0], NS = tb->march_ring;
   buf_printf(b, "  enum { NS_ = %d };  /* planes each step keeps */\n", NS);
   if (openmp) {
     buf_puts(b, "  #pragma omp parallel");

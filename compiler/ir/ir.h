@@ -198,10 +198,11 @@ typedef struct IrTb {
    * it again (-fno-tb-reuse: none) */
   int nkeep, keep[MAX_TB_KEEP];
   /* C/OpenMP: the points of a tile per dimension (without its halo);
-   * cpu_march (3-D): the tile marches along i, each step's last 2r + 1
-   * planes in a ring, instead of computing each step on the whole tile */
+   * cpu_march (3-D): the tile marches along i, each step's last
+   * march_ring = 2r + 1 planes in a ring, instead of computing each step
+   * on the whole tile */
   int tile[MAX_RANK];
-  int cpu_march;
+  int cpu_march, march_ring;
   const char *why;         /* one line: what was decided and why */
 } IrTb;
 

@@ -352,12 +352,13 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * two cores: 1.42x single steps at T = 4 with 64x256, 1.60x at T = 8
      * with 128x256, 2026-11-23). */
     int h2 = t->steps * t->reach[2], esum = 0;
+    t->march_ring = 2 * t->reach[0] + 1;
     for (int q = 0; q < t->npairs; q++)
       esum += p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4;
     t->tile[0] = 128;
     t->tile[2] = 256;
     t->tile[1] = 128;
-    while (t->tile[1] > 8 && (double)(t->steps + 1) * (2 * t->reach[0] + 1) * (t->tile[1] + 2 * h1) * (256 + 2 * h2) * esum > 2.5e6)
+    while (t->tile[1] > 8 && (double)(t->steps + 1) * t->march_ring * (t->tile[1] + 2 * h1) * (256 + 2 * h2) * esum > 2.5e6)
       t->tile[1] /= 2;
     return;
   }
@@ -475,7 +476,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           else if (t->cpu_march)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each thread marches a %dx%d tile along "
                                   "i, %d planes, every step's last %d planes in a ring", steps, k->name, reach,
-                                  t->tile[1], t->tile[2], t->tile[0], 2 * t->reach[0] + 1);
+                                  t->tile[1], t->tile[2], t->tile[0], t->march_ring);
           else
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
                                   steps, k->name, reach);
