@@ -52,10 +52,13 @@ STRATS="naive stream smem"
 # vectors; kernels that wrap keep one point).
 # pipe-vV: the stream strategy with -fstream-pipeline (software pipelining).
 # burstM-vV: the stream strategy issuing M planes' loads at once (--burst=M).
+# pipe2-tight: pipelined, 2 points per thread, 32x4 blocks, at most 72
+# registers (CG's apply: its hand-written harness's occupancy).
 VARIANTS=${VARIANTS:-naive stream smem stream-v1 naive-v1 naive-v4 stream-v4 pipe-v1 pipe-v4 burst2-v4 burst3-v1 burst4-v2}
 flags_of() {
   case $1 in
     pipe-v*) echo "--cuda-strategy=stream -fstream-pipeline --vec=${1##*-v}" ;;
+    pipe2-tight) echo "--cuda-strategy=stream -fstream-pipeline --vec=2 --block=32x4 --max-regs=72" ;;
     burst*-v*) b=${1%-v*}; echo "--cuda-strategy=stream --burst=${b#burst} --vec=${1##*-v}" ;;
     *-v*) echo "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;;
     *) echo "--cuda-strategy=$1" ;;

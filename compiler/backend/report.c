@@ -238,11 +238,13 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "  cuda:          %s (block %dx%d%s%s%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
           kg->gpu != GPU_NAIVE ? arena_printf(gpu->arena, ", marching %d planes", kg->march) : "",
-          kg->gpu_pipeline ? ", the next plane's rows loaded while this one computes (-fstream-pipeline)"
+          kg->gpu_pipeline ? (kg->gpu_tight ? ", the next plane's rows loaded while this one computes"
+                                            : ", the next plane's rows loaded while this one computes (-fstream-pipeline)")
           : kg->gpu_burst ? arena_printf(gpu->arena, ", loads issued %d planes at a time (burst)", kg->gpu_burst) : "",
           kg->vec > 1 ? arena_printf(gpu->arena, ", %d points per thread along %s by vector loads", kg->vec,
                                      index_name(kg->rank - 1)) : "",
-          kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (--max-regs)", kg->max_regs) : "");
+          kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (%s)", kg->max_regs,
+                                      kg->gpu_tight ? "so that seven blocks fit an SM" : "--max-regs") : "");
   fprintf(f, "    launch:      %s\n", kg->pdl_why);
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])

@@ -88,6 +88,7 @@ typedef struct IrKernel {
   int block[MAX_RANK];     /* threads along the contiguous dimension first */
   int march;               /* GPU_STREAM: planes of dimension 0 per block */
   int max_regs;            /* --max-regs: registers per thread ptxas may use (0: launch bounds decide) */
+  int gpu_tight;           /* GPU_STREAM: pipelined and max_regs capped by the gpu pass (decide_tight), not by options */
   int max_threads;         /* the largest block the kernel is compiled for (launch bounds; --autotune's limit) */
   int vec;                 /* GPU_NAIVE/STREAM: points per thread along the contiguous dimension, read
                             * with vector loads (1: one point) */

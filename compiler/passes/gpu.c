@@ -121,6 +121,34 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
+/* CG's apply (3-D stream, two fields read, one written, 14 loads) waits
+ * on its loads with too few warps in flight. Software pipelined at 16
+ * bytes per row load (two doubles), in 32x4 blocks, under a cap of 72
+ * registers (seven such blocks an SM, the hand-written harness's
+ * occupancy) it reaches 83.3-83.9% of the copy bandwidth against
+ * 78.4-78.9% plane by plane; pipelined without the cap 80.1-80.4%, at
+ * 32x8 82.4-82.6%, 32x2 80.6-82.4% (H100, --profile, docs/benchmarks.md
+ * 2026-11-23). Only for kernels of that shape (at most 16 loads: larger
+ * ones may spill under the cap) and when no option given says otherwise
+ * (--vec, --block, --march, --max-regs, --burst, -fstream-pipeline). */
+static int decide_tight(const IrProgram *p, IrKernel *k, const PassOptions *o)
+{
+  size_t len;
+  if (k->gpu != GPU_STREAM || k->rank != 3 || k->gpu_burst || o->stream_pipeline || o->block[0] || o->march ||
+      k->max_regs || pass_option_for_kernel(o->vec, k->name, &len))
+    return 0;
+  int reads = 0, writes = 0, loads = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    reads += ir_reads_field(k, f), writes += ir_stores_field(k, f);
+  for (int i = 0; i < k->nodes.len; i++)
+    loads += k->nodes.data[i].op == OP_LOAD;
+  if (reads < 2 || writes != 1 || loads > 16)
+    return 0;
+  k->vec = points_per_thread(p, k, 4);
+  k->max_regs = 72;
+  return 1;
+}
+
 /* Fields that a loop of main may write (moved[f] = 1): those a kernel
  * called inside a loop stores, those swapped, and temporal blocking's
  * rotated buffers. The rest change only between loops (Himeno's
@@ -302,6 +330,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       k->vec = points_per_thread(p, k, vv ? atoi(vv) : 0);
     }
     decide_burst(p, k, o);
+    int tight = decide_tight(p, k, o);
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;
     int def_x = k->rank == 1 ? 256 : stream ? (k->rank == 2 ? 512 : 128 / k->vec) : (k->rank == 2 ? 64 : 128);
     int def_y = k->rank == 1 ? 1 : stream ? (k->rank == 2 ? 1 : 2) : (k->rank == 2 ? 8 : k->reds.len ? 1 : 4);
@@ -309,6 +338,8 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       def_x = 256 / k->vec, def_y = k->vec == 4 ? 4 : 2;
     if (k->gpu_burst && k->rank == 3) /* 256 threads: diffusion3d's best at V = 4, 32x8 */
       def_y = 256 / def_x;
+    if (tight)
+      def_x = 32, def_y = 4;
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
@@ -337,7 +368,8 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     }
     /* Software pipelining goes through the vector-lanes printer (one lane
      * at V = 1), which knows no wrapped indices: nor do stream kernels. */
-    k->gpu_pipeline = o->stream_pipeline && k->gpu == GPU_STREAM && !k->gpu_burst;
+    k->gpu_pipeline = (o->stream_pipeline || tight) && k->gpu == GPU_STREAM && !k->gpu_burst;
+    k->gpu_tight = tight;
     decide_pdl(p, k, o, moved);
   }
   free(moved);
