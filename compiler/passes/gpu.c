@@ -18,7 +18,10 @@
  * 3-D stream block keeps its 128 columns (32x2 at V = 4) and a 3-D naive
  * block is 256/V x 2, or 64x4 at V = 4 (Himeno M and L's best with
  * programmatic launches, two runs of bench/gpu.sh's shapes section).
- * --block, --march and --vec override. */
+ * Stream kernels in 2-D, and in 3-D reading one field, go in bursts of
+ * 2 planes (decide_burst; 3-D blocks of 256 threads); 3-D ones shaped
+ * like CG's apply are pipelined under a register cap (decide_tight).
+ * --block, --march, --vec and --burst override. */
 #include "passes/passes.h"
 #include <stdlib.h>
 #include <string.h>
@@ -135,7 +138,7 @@ static int decide_tight(const IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   size_t len;
   if (k->gpu != GPU_STREAM || k->rank != 3 || k->gpu_burst || o->stream_pipeline || o->block[0] || o->march ||
-      k->max_regs || pass_option_for_kernel(o->vec, k->name, &len))
+      k->max_regs || pass_option_for_kernel(o->vec, k->name, &len) || pass_option_for_kernel(o->burst, k->name, &len))
     return 0;
   int reads = 0, writes = 0, loads = 0;
   for (int f = 0; f < p->fields.len; f++)
