@@ -26,6 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The fields a kernel reads. */
+static int fields_read(const IrProgram *p, const IrKernel *k)
+{
+  int n = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    n += ir_reads_field(k, f);
+  return n;
+}
+
 /* A stream kernel's burst (IrKernel.gpu_burst): its thread issues the
  * loads of all its M planes (the march), then computes them, so that the
  * later planes' loads need not wait for the earlier planes' stores. By
@@ -41,30 +50,18 @@ static void decide_burst(const IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   size_t blen;
   const char *bv = pass_option_for_kernel(o->burst, k->name, &blen);
-  int fields = 0;
-  for (int f = 0; f < p->fields.len; f++)
-    fields += ir_reads_field(k, f);
-  int m = bv ? atoi(bv) : o->stream_pipeline || o->march || (k->rank == 3 && fields > 1) ? 0 : 2;
+  int m = bv ? atoi(bv) : o->stream_pipeline || o->march || (k->rank == 3 && fields_read(p, k) > 1) ? 0 : 2;
   k->gpu_burst = k->gpu == GPU_STREAM && m > 1 ? m : 0;
 }
 
 /* Loads at a nonzero offset along dimension 0 (what marching reuses),
  * against the number of fields read. */
-static int stream_pays(const IrKernel *k, int nfields, int *along_out, int *fields_out)
+static int stream_pays(const IrProgram *p, const IrKernel *k, int *along_out, int *fields_out)
 {
   int along = 0;
-  char *read = xrealloc(NULL, (size_t)nfields + 1);
-  for (int f = 0; f < nfields; f++)
-    read[f] = 0;
   for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_LOAD) {
-      read[k->nodes.data[i].ref] = 1;
-      along += k->nodes.data[i].off[0] != 0;
-    }
-  int fields = 0;
-  for (int f = 0; f < nfields; f++)
-    fields += read[f];
-  free(read);
+    along += k->nodes.data[i].op == OP_LOAD && k->nodes.data[i].off[0] != 0;
+  int fields = fields_read(p, k);
   if (along_out)
     *along_out = along, *fields_out = fields;
   return along > 0 && along >= fields;
@@ -140,12 +137,12 @@ static int decide_tight(const IrProgram *p, IrKernel *k, const PassOptions *o)
   if (k->gpu != GPU_STREAM || k->rank != 3 || k->gpu_burst || o->stream_pipeline || o->block[0] || o->march ||
       k->max_regs || pass_option_for_kernel(o->vec, k->name, &len) || pass_option_for_kernel(o->burst, k->name, &len))
     return 0;
-  int reads = 0, writes = 0, loads = 0;
+  int writes = 0, loads = 0;
   for (int f = 0; f < p->fields.len; f++)
-    reads += ir_reads_field(k, f), writes += ir_stores_field(k, f);
+    writes += ir_stores_field(k, f);
   for (int i = 0; i < k->nodes.len; i++)
     loads += k->nodes.data[i].op == OP_LOAD;
-  if (reads < 2 || writes != 1 || loads > 16)
+  if (fields_read(p, k) < 2 || writes != 1 || loads > 16)
     return 0;
   k->vec = points_per_thread(p, k, 4);
   k->max_regs = 72;
@@ -257,12 +254,12 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     } else if (strat && streq(strat, "stream")) {
       k->gpu = GPU_NAIVE;
       k->gpu_why = "naive: a 1-D kernel has no plane to march over (--cuda-strategy=stream ignored)";
-    } else if (k->rank >= 2 && stream_pays(k, p->fields.len, NULL, NULL)) {
+    } else if (k->rank >= 2 && stream_pays(p, k, NULL, NULL)) {
       k->gpu = GPU_STREAM;
       k->gpu_why = "stream: its neighbour reads along dimension 0 outnumber its fields, and marching reuses them";
     } else {
       int along = 0, fields = 0;
-      stream_pays(k, p->fields.len, &along, &fields);
+      stream_pays(p, k, &along, &fields);
       k->gpu = GPU_NAIVE;
       k->gpu_why = k->rank == 1 ? "naive: 1-D"
                    : along == 0 ? "naive: one thread per point (nothing read at an offset along dimension 0 to reuse)"
@@ -270,7 +267,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     }
     /* Why not the others (--report). */
     int along = 0, fields = 0;
-    stream_pays(k, p->fields.len, &along, &fields);
+    stream_pays(p, k, &along, &fields);
     int forced = strat != NULL;
     for (int s = 0; s < 4; s++)
       k->gpu_rejected[s] = NULL;

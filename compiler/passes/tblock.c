@@ -40,7 +40,7 @@ static int reads_var(const IrProgram *p, int id, int v)
 }
 
 /* Is the loop fusable? Fills tb's kernel and pairs; returns why not, or NULL. */
-static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb, int target)
+static const char *legal(IrProgram *p, const IrStmt *loop, IrTb *tb)
 {
   const IrBlock *b = &loop->body;
   if (b->len < 2 || b->data[0]->kind != H_CALL)
@@ -388,7 +388,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       }
       if (has_call && has_swap) {
         IrTb tb = { 0 };
-        const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb, o->target);
+        const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
         int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
