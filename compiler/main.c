@@ -160,7 +160,7 @@ static const OptDef optdefs[] = {
                                          "neighbours' columns through shared memory (smem, the default), or each warp "
                                          "by shuffles (shfl)" },
   { "--tb", VALUE, "N|auto|K=N,...", "temporal blocking: fuse N steps of each time loop per pass (auto: chosen per kernel; "
-                                     "K=N for kernel K only; default: none)" },
+                                     "K=N for kernel K only; default: auto with --target=cuda, none on the CPU; --tb=1 or -fno-tb: single steps)" },
   { "--report", FLAG, NULL, "explain every kernel: cost per point, halos, fields, reductions, the CPU and CUDA strategies "
                             "chosen and rejected and why, resources, temporal blocking, predicted time per call" },
   { "--report=json", FLAG, NULL, "the same as JSON (schema: docs/report.schema.json)" },

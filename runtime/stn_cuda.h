@@ -333,6 +333,30 @@ template <typename F> void stn_cuda_tune(stn_tune *t, const stn_grid *g, F launc
     if (fbest < best)
       best = fbest, bx = x, by = y, bm = m;
   }
+  /* A shape timed once can win by luck (a launch of the sweep that
+   * happened to run fast). The winner and the default again, in turns:
+   * the winner stays only if it is faster by 0.5% in the best of five
+   * rounds each. */
+  if (bx != t->bx || by != t->by || bm != t->march) {
+    float fd = 1e30f, fw = 1e30f, f;
+    for (int rep = 0; rep < 10; rep++) {
+      const bool win = rep % 2;
+      STN_CUDA_CHECK(cudaDeviceSynchronize());
+      STN_CUDA_CHECK(cudaEventRecord(e0));
+      launch(win ? bx : t->bx, win ? by : t->by, win ? bm : t->march);
+      STN_CUDA_CHECK(cudaEventRecord(e1));
+      STN_CUDA_CHECK(cudaEventSynchronize(e1));
+      STN_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
+      if (win && f < fw)
+        fw = f;
+      if (!win && f < fd)
+        fd = f;
+    }
+    def = fd;
+    best = fw;
+    if (!(fw < 0.995f * fd))
+      bx = t->bx, by = t->by, bm = t->march, best = fd;
+  }
   STN_CUDA_CHECK(cudaEventDestroy(e0));
   STN_CUDA_CHECK(cudaEventDestroy(e1));
   t->bx = bx;

@@ -96,6 +96,7 @@ typedef struct LaneRow {
   int f, off[MAX_RANK];    /* off[rank - 1] unused */
   int vec;                 /* some lane reads a column in [0, V) */
   char used[4 + 2 * LANE_REACH];  /* column x + LANE_REACH read by some lane */
+  unsigned char lanes[4 + 2 * LANE_REACH];  /* which lanes (bit v) read column x + LANE_REACH */
 } LaneRow;
 
 typedef struct Lanes {
@@ -173,6 +174,7 @@ static void collect_rows(Lanes *L, const IrKernel *k)
       if (x < -LANE_REACH || x >= L->n + LANE_REACH)
         ice("vector lanes: column %d beyond the reach the gpu pass allows", x);
       r->used[x + LANE_REACH] = 1;
+      r->lanes[x + LANE_REACH] |= (unsigned char)(1u << v);
       r->vec |= x >= 0 && x < L->n;
     }
   }
@@ -281,9 +283,21 @@ static void print_rows(Buf *b, const IrProgram *p, const IrKernel *k, const Lane
         buf_printf(b, "%s;\n", L->ahead);
         continue;
       }
+      /* IrKernel.gpu_guard_sides: a column beyond the vector loads only
+       * for the lanes that read it being inside the region (the others'
+       * points are dropped), sparing a sector per row and field at each
+       * end of the region. */
+      const int guard = !vec && k->gpu_guard_sides && r->lanes[xi] != (1u << L->n) - 1;
+      if (guard) {
+        buf_puts(b, "(");
+        for (int v = 0, n = 0; v < L->n; v++)
+          if (r->lanes[xi] >> v & 1)
+            buf_printf(b, "%sin%d_", n++ ? " || " : "", v);
+        buf_puts(b, ") ? ");
+      }
       buf_printf(b, "%s%s[", vec ? vload_prefix(p, k, r->f) : "", cname(p, f->name));
       print_row_at(b, k, r, vec ? 0 : x, mode == ROW_LOAD ? "c_" : base);
-      buf_puts(b, "];\n");
+      buf_printf(b, "]%s;\n", guard ? arena_printf(p->arena, " : (%s)0", ctype(f->ty)) : "");
     }
   }
 }

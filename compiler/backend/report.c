@@ -236,13 +236,14 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   for (int i = 0; i < loops.len; i++)
     fprintf(f, "    temporal blocking: %s\n", tb_text(cpu, loops.data[i]));
   loops.len = 0;
-  fprintf(f, "  cuda:          %s (block %dx%d%s%s%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
+  fprintf(f, "  cuda:          %s (block %dx%d%s%s%s%s%s)\n", kg->gpu_why, kg->block[0], kg->block[1],
           kg->gpu != GPU_NAIVE ? arena_printf(gpu->arena, ", marching %d planes", kg->march) : "",
           kg->gpu_pipeline ? (kg->gpu_tight ? ", the next plane's rows loaded while this one computes"
                                             : ", the next plane's rows loaded while this one computes (-fstream-pipeline)")
           : kg->gpu_burst ? arena_printf(gpu->arena, ", loads issued %d planes at a time (burst)", kg->gpu_burst) : "",
           kg->vec > 1 ? arena_printf(gpu->arena, ", %d points per thread along %s by vector loads", kg->vec,
                                      index_name(kg->rank - 1)) : "",
+          kg->gpu_guard_sides ? ", the columns beyond them loaded only for points inside the region" : "",
           kg->max_regs ? arena_printf(gpu->arena, ", at most %d registers per thread (%s)", kg->max_regs,
                                       kg->gpu_tight ? "so that seven blocks fit an SM" : "--max-regs") : "");
   fprintf(f, "    launch:      %s\n", kg->pdl_why);
@@ -338,9 +339,10 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   loops.len = 0;
   fprintf(f, "]},\n     \"cuda\": {\"strategy\": \"%s\", \"why\": ", strategy_name(kg->gpu));
   json_str(f, kg->gpu_why);
-  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"pipelined\": %s, \"burst\": %d, \"max_regs\": %d, "
-             "\"launch\": {\"programmatic\": %s, \"why\": ", kg->block[0], kg->block[1], kg->march, kg->vec,
-          kg->gpu_pipeline ? "true" : "false", kg->gpu_burst, kg->max_regs, kg->pdl ? "true" : "false");
+  fprintf(f, ", \"block\": [%d, %d], \"march\": %d, \"vec\": %d, \"pipelined\": %s, \"burst\": %d, \"guard_sides\": %s, "
+             "\"max_regs\": %d, \"launch\": {\"programmatic\": %s, \"why\": ", kg->block[0], kg->block[1], kg->march, kg->vec,
+          kg->gpu_pipeline ? "true" : "false", kg->gpu_burst, kg->gpu_guard_sides ? "true" : "false", kg->max_regs,
+          kg->pdl ? "true" : "false");
   json_str(f, kg->pdl_why);
   fprintf(f, "}, \"rejected\": [");
   for (int s = GPU_NAIVE, n = 0; s <= GPU_SMEM; s++)

@@ -254,6 +254,8 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, ", burst %d", k->gpu_burst);
     if (k->gpu_pipeline)
       fprintf(out, ", pipelined");
+    if (k->gpu_guard_sides)
+      fprintf(out, ", side columns for lanes inside");
     if (k->max_regs)
       fprintf(out, ", at most %d registers", k->max_regs);
     if (k->pdl) {

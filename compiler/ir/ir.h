@@ -94,6 +94,7 @@ typedef struct IrKernel {
                             * with vector loads (1: one point) */
   int gpu_atomic;          /* reductions finish with atomics (not deterministic) */
   int pdl;                 /* programmatic dependent launch (sm_90+, see runtime/stn_cuda.h) */
+  int gpu_guard_sides;     /* vector lanes: a column beyond the vector loads only for lanes inside the region */
   char *pdl_ro;            /* pdl: per field, read through the read-only path (no loop writes it), or NULL */
   const char *pdl_why;     /* one line: the launch and why */
   const char *gpu_why;     /* one line: why this strategy */

@@ -170,6 +170,21 @@ static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char
   }
 }
 
+/* A thread of V lanes loads its row as one vector plus single columns
+ * beyond it (k - 1, k + V, ...). At the region's ends those columns are
+ * read only for lanes outside the region, whose points are computed and
+ * dropped; loading them costs one 32-byte sector per row and field at
+ * each end. In stream kernels the columns load only for a lane that
+ * needs them (IrKernel.gpu_guard_sides): CG's apply (256^3 double, V = 2)
+ * read 272.7 MB from DRAM instead of 289.3 (ncu) and ran at 88.0-88.9%
+ * of the copy bandwidth instead of 84.9-85.2% (H100, docs/benchmarks.md,
+ * 2026-11-24). Naive kernels keep plain loads: Himeno M (only p has such
+ * columns, 1 field of 14) ran 2% slower with the guards. */
+static void decide_guard_sides(IrKernel *k)
+{
+  k->gpu_guard_sides = k->gpu == GPU_STREAM && k->vec > 1;
+}
+
 /* Programmatic dependent launch (runtime/stn_cuda.h): a naive
  * single-step kernel on sm_90 and later waits for the launch before it at
  * its top, before any load or store. What a launch in flight may write it
@@ -371,6 +386,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->gpu_pipeline = (o->stream_pipeline || tight) && k->gpu == GPU_STREAM && !k->gpu_burst;
     k->gpu_tight = tight;
     decide_pdl(p, k, o, moved);
+    decide_guard_sides(k);
   }
   free(moved);
 }
