@@ -807,6 +807,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
                k->smem_r[0], k->smem_r[1], k->smem_r[2]);
   if (k->vec > 1)
     buf_printf(b, ",\n * %d points per thread along %s (vector loads)", k->vec, index_name(k->rank - 1));
+  if (k->gpu_guard_sides)
+    buf_puts(b, ",\n * the columns beyond a thread's points loaded only for points inside the region");
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
