@@ -26,6 +26,28 @@ int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns
   return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
 }
 
+bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
+{
+  static int sms = 0, l2 = 0;
+  if (!sms) {
+    int dev = 0;
+    STN_CUDA_CHECK(cudaGetDevice(&dev));
+    STN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    STN_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+  }
+  const unsigned long blocks = (unsigned long)grid.x * grid.y * grid.z;
+  const char *env = getenv("STN_TB");
+  const bool forced = env && (strcmp(env, "0") == 0 || strcmp(env, "1") == 0);
+  const bool pays = forced ? strcmp(env, "1") == 0 : stn_tb_pays_for(bytes, l2, blocks, sms);
+  if (stn_profiling && !*said) {
+    fprintf(stderr, "%s: temporal blocking: %.1f MB of fields a step against %.1f MB of L2, %lu blocks a pass for %d "
+            "multiprocessors: %s%s\n", kernel, bytes / 1e6, l2 / 1e6, blocks, sms, pays ? "fused passes" : "single steps",
+            forced ? " (STN_TB)" : "");
+    *said = 1;
+  }
+  return pays;
+}
+
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
 {
   cudaError_t err = cudaGetLastError();

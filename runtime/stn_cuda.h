@@ -94,6 +94,23 @@ static inline int stn_tb_march_for(long slots, long columns, long rows, int warm
 /* The same for `kernel` on the current GPU (its occupancy at `threads`
  * and `smem` bytes of dynamic shared memory per block). */
 int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most);
+/* Whether a temporally blocked loop should run fused passes: when the
+ * fields of a step (`bytes`, allocated) exceed the L2 cache, which
+ * otherwise keeps them between single steps already, and the fused
+ * kernel's grid has a block for every multiprocessor. Measured on the
+ * H100 (docs/benchmarks.md 2026-11-24, fused against single steps):
+ * diffusion3d 128^3 (17 MB) 0.72x, 192^3 (57 MB) 1.43x; Himeno 65x65x129
+ * (30 MB) 0.87x, 97x97x193 (101 MB) 1.42x; lbm 512^2 (19 MB) 0.24x,
+ * 1024^2 (76 MB) 1.22x; jacobi5 2048^2 (34 MB) 0.98x, 4096^2 (134 MB)
+ * 1.59x; lbm 320 x 128 (10 blocks) 0.17x. Where it says no, main runs the
+ * loop in single steps. STN_TB=0 in the environment says no, STN_TB=1
+ * yes. With --profile the first answer for each kernel is on stderr
+ * (*said marks it given). */
+bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said);
+static inline bool stn_tb_pays_for(double bytes, double l2, unsigned long blocks, long sms)
+{
+  return bytes > l2 && blocks >= (unsigned long)sms;
+}
 
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the
  * gpu pass marks (IrKernel.pdl) lets the next launch start as soon as all

@@ -709,7 +709,8 @@ static void progress_begin(Printer *pr, const IrStmt *s, int depth)
 
 /* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
  * steps first, then passes of T fused steps, the last of which gives the
- * loop's reductions. */
+ * loop's reductions. On CUDA every step is single where fused passes
+ * would not pay (NAME_tb_pays_, cg_cuda_tb.c). */
 static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
 {
   const IrProgram *p = pr->p;
@@ -723,8 +724,18 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_puts(b, " - ");
   print_expr(pr, s->expr, P_ADD, 1);
   buf_puts(b, ";\n");
+  const char *kname = p->kernels.data[tb->kernel]->name;
+  const char *singles = arena_printf(p->arena, "stn_tb_steps %% %d", tb->steps);
+  const char *passes = arena_printf(p->arena, "stn_tb_steps / %d", tb->steps);
+  if (pr->target->tb_pays) {
+    indent(b, depth + 1);
+    buf_printf(b, "const bool stn_tb_on = %s_tb_pays_();  /* else single steps: the fields fit in L2, or too few blocks */\n",
+               kname);
+    singles = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", tb->steps);
+    passes = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", tb->steps);
+  }
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = 0; %s < stn_tb_steps %% %d; %s++) {\n", v, v, tb->steps, v);
+  buf_printf(b, "for (%s = 0; %s < %s; %s++) {\n", v, v, singles, v);
   if (pr->progress) {
     indent(b, depth + 2);
     buf_puts(b, "stn_progress_add(1);\n");
@@ -745,9 +756,9 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = 0; %s < stn_tb_steps / %d; %s++)%s\n", v, v, tb->steps, v, pr->progress ? " {" : "");
+  buf_printf(b, "for (%s = 0; %s < %s; %s++)%s\n", v, v, passes, v, pr->progress ? " {" : "");
   indent(b, depth + 2);
-  print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", p->kernels.data[tb->kernel]->name), "stn_tb_prev");
+  print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
   if (pr->progress) {
     indent(b, depth + 2);
     buf_printf(b, "stn_progress_add(%d);\n", tb->steps);

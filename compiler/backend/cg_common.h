@@ -85,6 +85,7 @@ typedef struct CgTarget {
   const char *time_fn;        /* the clock timers read ("stn_time") */
   const char *sync;           /* lazy_results: the call that delivers them */
   int lazy_results;           /* kernels deliver reductions through pointers, later */
+  int tb_pays;                /* a blocked loop asks NAME_tb_pays_() whether to run fused passes (CUDA) */
   void (*print_tables)(Buf *b, const IrProgram *p);   /* device copies, or NULL */
   void (*print_kernel)(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts);
   /* A temporally blocked kernel: name_tb_(args, results, prev) */

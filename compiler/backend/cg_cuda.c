@@ -1019,6 +1019,7 @@ static CgTarget cuda_target(void)
     .time_fn = "stn_cuda_time",
     .sync = "stn_cuda_sync",
     .lazy_results = 1,
+    .tb_pays = 1,
     .print_tables = print_tables,
     .print_kernel = print_kernel,
     .print_tb = cg_cuda_print_tb,

@@ -722,6 +722,54 @@ static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int
   buf_printf(b, "%s    stn_cuda_check_launch(\"%s (temporal blocking, outside the region)\", fg, fb);\n%s  }\n", in, k->name, in);
 }
 
+/* NAME_tb_grid_(&march): the fused kernel's grid, blocks side by side
+ * (gx_, gy_) and bands of march rows along dimension 0: at most
+ * tb->march, fewer where that fills the GPU's waves of blocks better
+ * (stn_cuda_tb_march, once), unless --march. NAME_tb_pays_(): whether the
+ * fields of a step outgrow the L2 cache and that grid fills the GPU
+ * (stn_cuda_tb_pays); main runs single steps where not (the prior work's
+ * lbm lattice, 320 x 128: 400,000 steps took 7.8 s in fused passes of
+ * 10 blocks, 1.4 s in single steps on the H100). */
+static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const IrTb *tb, const char *gname,
+                          const char *const *inst, int ninst)
+{
+  int r = k->rank, T = tb->steps, R0 = tb->reach[0], LAG = lag(tb);
+  buf_printf(b, "static dim3 %s_tb_grid_(int *march)\n{\n", k->name);
+  buf_printf(b, "  const size_t smem_ = %zu;\n", tb->smem);
+  if (tb->cuda != TB_SMEM && r == 2) {
+    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[0], tb->own[0]);
+  } else {
+    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", tb->block[0], r == 3 ? tb->block[1] : 1);
+    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, tb->own[0], tb->own[0]);
+    if (r == 3)
+      buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[1], tb->own[1]);
+    else
+      buf_puts(b, ";\n");
+  }
+  buf_printf(b, "  static int march_ = %d;\n", tb->march);
+  buf_puts(b, "  static bool ready_ = false;\n  if (!ready_) { /* more than 48 KB of shared memory needs asking */\n");
+  for (int x = 0; x < ninst; x++)
+    buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
+               k->name, inst[x]);
+  if (!tb->march_fixed)
+    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, (long)gx_%s, "
+               "(long)%s.n[0], %d, march_);\n", k->name, inst[0], r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
+  else
+    buf_puts(b, "    (void)block;\n");
+  buf_puts(b, "    ready_ = true;\n  }\n  *march = march_;\n");
+  buf_printf(b, "  return dim3(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n}\n\n", r == 3 ? "gy_, " : "", gname,
+             r == 3 ? "" : ", 1");
+  buf_printf(b, "static bool %s_tb_pays_(void)\n{\n  static int said_ = 0;\n  int march_;\n"
+                "  const double bytes_ = (double)%s.size * (", k->name, gname);
+  int n = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    if (ir_reads_field(k, f) || ir_stores_field(k, f))
+      buf_printf(b, "%ssizeof(%s)", n++ ? " + " : "", ctype(p->fields.data[f].ty));
+  buf_printf(b, ");  /* the fields of a step */\n"
+                "  return stn_cuda_tb_pays(\"%s\", %s_tb_grid_(&march_), bytes_, &said_);\n}\n\n", k->name, k->name);
+}
+
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
 {
   (void)opts;
@@ -950,6 +998,14 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   if (tb->fast_instance)
     print_outside_kernel(b, p, tb, 1);
 
+  /* ---- the fused kernel's grid, and whether it fills the GPU ---- */
+  int fv = tb->fast_instance;
+  const char *inst[4] = { "<int>", "<long>" };
+  if (fv) {
+    inst[0] = "<int, true>", inst[1] = "<long, true>", inst[2] = "<int, false>", inst[3] = "<long, false>";
+  }
+  print_tb_grid(b, p, k, tb, gname, inst, fv ? 4 : 2);
+
   /* ---- the host wrapper ---- */
   buf_printf(b, "static void %s_tb_(", k->name);
   for (int i = 0; i < k->args.len; i++)
@@ -969,34 +1025,11 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     cuda_print_red_decls(b, k);
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
-  /* Blocks side by side (gx_, gy_), and bands of march_ rows along
-   * dimension 0: at most tb->march, fewer where that fills the GPU's
-   * waves of blocks better (stn_cuda_tb_march, once), unless --march. */
-  if (tb->cuda != TB_SMEM && r == 2) {
+  if (tb->cuda != TB_SMEM && r == 2)
     buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
-    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[0], tb->own[0]);
-  } else {
+  else
     buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
-    buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, tb->own[0], tb->own[0]);
-    if (r == 3)
-      buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[1], tb->own[1]);
-    else
-      buf_puts(b, ";\n");
-  }
-  buf_printf(b, "  static int march_ = %d;  /* rows of dimension 0 per block */\n", tb->march);
-  int fv = tb->fast_instance;
-  const char *inst[4] = { "<int>", "<long>" };
-  if (fv) {
-    inst[0] = "<int, true>", inst[1] = "<long, true>", inst[2] = "<int, false>", inst[3] = "<long, false>";
-  }
-  buf_puts(b, "  static bool ready_ = false;\n  if (!ready_) { /* more than 48 KB of shared memory needs asking */\n");
-  for (int x = 0; x < (fv ? 4 : 2); x++)
-    buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
-               k->name, inst[x]);
-  if (!tb->march_fixed)
-    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, (long)gx_%s, "
-               "(long)%s.n[0], %d, march_);\n", k->name, inst[0], r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
-  buf_puts(b, "    ready_ = true;\n  }\n");
+  buf_printf(b, "  int march_;  /* rows of dimension 0 per block */\n  const dim3 grid = %s_tb_grid_(&march_);\n", k->name);
   if (fv) {
     /* Do next and cur agree outside the region? Checked again only when
      * something besides this wrapper wrote them since (the fields' write
@@ -1016,8 +1049,6 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
                 "  const bool fast_ = same_ && !prev_;\n");
   }
-  buf_printf(b, "  const dim3 grid(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n", r == 3 ? "gy_, " : "", gname,
-             r == 3 ? "" : ", 1");
   if (k->reds.len)
     buf_puts(b, "  double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
   buf_puts(b, "  if (stn_profiling)\n    stn_cuda_prof_start(&prof_);\n");

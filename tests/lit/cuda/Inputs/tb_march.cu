@@ -35,5 +35,13 @@ int main()
   printf("small: %d\n", stn_tb_march_for(1188, 1, 100, 24, 256));
   // No occupancy (the kernel cannot run): the default.
   printf("none: %d\n", stn_tb_march_for(0, 147, 16384, 24, 256));
+  // Fused passes or single steps (stn_tb_pays_for), an H100's 50 MB of L2
+  // and 132 SMs: diffusion3d 128^3 fits in L2 (two fields of 130^3 floats
+  // in a 130 x 130 x 144 allocation), 192^3 does not; lbm 320 x 128 does
+  // not fill the GPU however large its fields would be.
+  const double l2 = 52428800;
+  printf("diffusion3d 128: %d\n", stn_tb_pays_for(2.0 * 130 * 130 * 144 * 4, l2, 252, 132));
+  printf("diffusion3d 192: %d\n", stn_tb_pays_for(2.0 * 194 * 194 * 208 * 4, l2, 256, 132));
+  printf("lbm 320x128, 10 blocks: %d\n", stn_tb_pays_for(1e9, l2, 10, 132));
   return 0;
 }
