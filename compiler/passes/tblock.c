@@ -189,10 +189,12 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
 }
 
 /* --tb as given, or its default: auto on the GPU, where the fused steps
- * the auto rules choose ran 1.3x (Himeno M, 2 steps) to 4.6x (jacobi5, 8
- * steps) faster than the best single steps on the H100, with the same
- * results (docs/benchmarks.md, docs/tblock.md); none on the CPU, where
- * the gains measured on two cores were within their noise. */
+ * the auto rules choose ran 1.2x (lbm 1024^2) to 4.7x (jacobi5 16384^2, 8
+ * steps) faster than single steps on the H100 wherever a step's fields
+ * outgrow the L2, with the same results, and the program takes single
+ * steps where they do not (stn_cuda_tb_pays; docs/benchmarks.md,
+ * docs/tblock.md); none on the CPU, where the gains measured on two
+ * cores were within their noise. */
 static const char *tb_option(const PassOptions *o)
 {
   return o->tb ? o->tb : o->target == TARGET_CUDA ? "auto" : NULL;
@@ -490,6 +492,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           else
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
                                   steps, k->name, reach);
+          if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
+            t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
+                                  "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
           s->tb = t;
         }
       }
