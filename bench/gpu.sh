@@ -58,14 +58,16 @@ STRATS="naive stream smem"
 # is the CUDA default); every other variant runs single steps (--tb=1), so
 # that the strategy it names computes every step.
 VARIANTS=${VARIANTS:-default naive stream smem stream-v1 naive-v1 naive-v4 stream-v4 pipe-v1 pipe-v4 burst2-v4 burst3-v1 burst4-v2}
+# Flags that run single steps: --tb=1 in front, unless they set --tb.
+single() { case $1 in *--tb=*) echo "$1" ;; *) echo "--tb=1${1:+ }$1" ;; esac; }
 flags_of() {
   case $1 in
     default) echo "" ;;
-    pipe-v*) echo "--tb=1 --cuda-strategy=stream -fstream-pipeline --vec=${1##*-v}" ;;
-    pipe2-tight) echo "--tb=1 --cuda-strategy=stream -fstream-pipeline --vec=2 --block=32x4 --max-regs=72" ;;
-    burst*-v*) b=${1%-v*}; echo "--tb=1 --cuda-strategy=stream --burst=${b#burst} --vec=${1##*-v}" ;;
-    *-v*) echo "--tb=1 --cuda-strategy=${1%-v*} --vec=${1##*-v}" ;;
-    *) echo "--tb=1 --cuda-strategy=$1" ;;
+    pipe-v*) single "--cuda-strategy=stream -fstream-pipeline --vec=${1##*-v}" ;;
+    pipe2-tight) single "--cuda-strategy=stream -fstream-pipeline --vec=2 --block=32x4 --max-regs=72" ;;
+    burst*-v*) b=${1%-v*}; single "--cuda-strategy=stream --burst=${b#burst} --vec=${1##*-v}" ;;
+    *-v*) single "--cuda-strategy=${1%-v*} --vec=${1##*-v}" ;;
+    *) single "--cuda-strategy=$1" ;;
   esac
 }
 # The verification cases: name | program | args | fields to compare
@@ -195,7 +197,7 @@ section_steps() {
       n=$((n + 1))
       name=${step%%@*} flags=${step#*@}
       [ "$flags" = AUTOTUNE ] && flags=""
-      case $flags in *--tb=*) ;; *) flags="--tb=1 $flags" ;; esac # the single-step rows
+      flags=$(single "$flags") # the rows without --tb run single steps
       printf '%s|%s\n' "$ex" "$step" > "$T/steps/$n.id"
       printf 'build/stencilc --target=cuda %s --build -o %s examples/%s.stn > %s.log 2>&1\n' "$flags" "$T/steps/$n" "$ex" "$T/steps/$n" > "$T/steps/$n.sh"
     done
@@ -306,7 +308,7 @@ build_flag_sets() {
     IFS=';' read -ra fl <<<"${line##*|}"
     for flags in "${fl[@]}"; do
       n=$((n + 1))
-      printf 'build/stencilc --target=cuda --tb=1 %s --build -o %s %s > %s.log 2>&1\n' "$flags" "$dir/$n" "$src" "$dir/$n" > "$dir/$n.sh"
+      printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' "$(single "$flags")" "$dir/$n" "$src" "$dir/$n" > "$dir/$n.sh"
     done
   done
   find "$dir" -name '*.sh' -print0 | xargs -0 -P "$(nproc)" -n 1 sh
@@ -535,7 +537,7 @@ while IFS='|' read -r ex _; do
     src=examples/$ex.stn
     [ -f "$src" ] || src=$ex.stn
     printf '%s|%s|%s\n' "$ex" "$name" "$T/v/$id" > "$T/v/$id.id"
-    [ "$name" = default ] || flags="--tb=1 $flags"
+    [ "$name" = default ] || flags=$(single "$flags")
     # One script per build, run many at once (nvcc is slow, cores are many).
     printf 'build/stencilc --target=cuda %s --build -o %s %s > %s.log 2>&1\n' \
       "$flags" "$T/v/$id" "$src" "$T/v/$id" > "$T/v/$id.sh"

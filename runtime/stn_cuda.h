@@ -99,9 +99,9 @@ int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns
  * otherwise keeps them between single steps already, and the fused
  * kernel's grid has a block for every multiprocessor. Measured on the
  * H100 (docs/benchmarks.md 2026-11-24, fused against single steps):
- * diffusion3d 128^3 (17 MB) 0.72x, 192^3 (57 MB) 1.43x; Himeno 65x65x129
- * (30 MB) 0.87x, 97x97x193 (101 MB) 1.42x; lbm 512^2 (19 MB) 0.24x,
- * 1024^2 (76 MB) 1.22x; jacobi5 2048^2 (34 MB) 0.98x, 4096^2 (134 MB)
+ * diffusion3d 128^3 (22 MB) 0.72x, 192^3 (67 MB) 1.43x; Himeno 65x65x129
+ * (40 MB) 0.87x, 97x97x193 (123 MB) 1.42x; lbm 512^2 (20 MB) 0.24x,
+ * 1024^2 (78 MB) 1.22x; jacobi5 2048^2 (34 MB) 0.98x, 4096^2 (135 MB)
  * 1.59x; lbm 320 x 128 (10 blocks) 0.17x. Where it says no, main runs the
  * loop in single steps. STN_TB=0 in the environment says no, STN_TB=1
  * yes. With --profile the first answer for each kernel is on stderr
@@ -318,6 +318,20 @@ template <typename F> void stn_cuda_tune(stn_tune *t, const stn_grid *g, F launc
   cudaEvent_t e0, e1;
   STN_CUDA_CHECK(cudaEventCreate(&e0));
   STN_CUDA_CHECK(cudaEventCreate(&e1));
+  /* The best of `reps` launches of a shape, each between two events. */
+  auto best_of = [&](int x, int y, int m, int reps) {
+    float f, fbest = 1e30f;
+    for (int rep = 0; rep < reps; rep++) {
+      STN_CUDA_CHECK(cudaEventRecord(e0));
+      launch(x, y, m);
+      STN_CUDA_CHECK(cudaEventRecord(e1));
+      STN_CUDA_CHECK(cudaEventSynchronize(e1));
+      STN_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
+      if (f < fbest)
+        fbest = f;
+    }
+    return fbest;
+  };
   double t0 = stn_time(), best = 1e30, def = 1e30;
   int bx = t->bx, by = t->by, bm = t->march, tried = 0;
   /* The default first, so that the result is never slower than it. */
@@ -334,16 +348,7 @@ template <typename F> void stn_cuda_tune(stn_tune *t, const stn_grid *g, F launc
       cudaGetLastError();
       continue;
     }
-    float f, fbest = 1e30f;
-    for (int rep = 0; rep < 3; rep++) {
-      STN_CUDA_CHECK(cudaEventRecord(e0));
-      launch(x, y, m);
-      STN_CUDA_CHECK(cudaEventRecord(e1));
-      STN_CUDA_CHECK(cudaEventSynchronize(e1));
-      STN_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
-      if (f < fbest)
-        fbest = f;
-    }
+    const float fbest = best_of(x, y, m, 3);
     tried++;
     if (c < 0)
       def = fbest;
@@ -355,19 +360,10 @@ template <typename F> void stn_cuda_tune(stn_tune *t, const stn_grid *g, F launc
    * the winner stays only if it is faster by 0.5% in the best of five
    * rounds each. */
   if (bx != t->bx || by != t->by || bm != t->march) {
-    float fd = 1e30f, fw = 1e30f, f;
-    for (int rep = 0; rep < 10; rep++) {
-      const bool win = rep % 2;
-      STN_CUDA_CHECK(cudaDeviceSynchronize());
-      STN_CUDA_CHECK(cudaEventRecord(e0));
-      launch(win ? bx : t->bx, win ? by : t->by, win ? bm : t->march);
-      STN_CUDA_CHECK(cudaEventRecord(e1));
-      STN_CUDA_CHECK(cudaEventSynchronize(e1));
-      STN_CUDA_CHECK(cudaEventElapsedTime(&f, e0, e1));
-      if (win && f < fw)
-        fw = f;
-      if (!win && f < fd)
-        fd = f;
+    float fd = 1e30f, fw = 1e30f;
+    for (int rep = 0; rep < 5; rep++) {
+      fd = fminf(fd, best_of(t->bx, t->by, t->march, 1));
+      fw = fminf(fw, best_of(bx, by, bm, 1));
     }
     def = fd;
     best = fw;

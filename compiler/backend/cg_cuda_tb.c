@@ -722,6 +722,15 @@ static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int
   buf_printf(b, "%s    stn_cuda_check_launch(\"%s (temporal blocking, outside the region)\", fg, fb);\n%s  }\n", in, k->name, in);
 }
 
+/* The fused kernel's block: a strip of warps (2-D strips), or the tile. */
+static void print_tb_block(Buf *b, const IrKernel *k, const IrTb *tb)
+{
+  if (tb->cuda != TB_SMEM && k->rank == 2)
+    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
+  else
+    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", tb->block[0], k->rank == 3 ? tb->block[1] : 1);
+}
+
 /* NAME_tb_grid_(&march): the fused kernel's grid, blocks side by side
  * (gx_, gy_) and bands of march rows along dimension 0: at most
  * tb->march, fewer where that fills the GPU's waves of blocks better
@@ -736,11 +745,10 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
   int r = k->rank, T = tb->steps, R0 = tb->reach[0], LAG = lag(tb);
   buf_printf(b, "static dim3 %s_tb_grid_(int *march)\n{\n", k->name);
   buf_printf(b, "  const size_t smem_ = %zu;\n", tb->smem);
+  print_tb_block(b, k, tb);
   if (tb->cuda != TB_SMEM && r == 2) {
-    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
     buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[0], tb->own[0]);
   } else {
-    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", tb->block[0], r == 3 ? tb->block[1] : 1);
     buf_printf(b, "  const unsigned gx_ = (unsigned)((%s.n[%d] + %d - 1) / %d)", gname, r - 1, tb->own[0], tb->own[0]);
     if (r == 3)
       buf_printf(b, ", gy_ = (unsigned)((%s.n[1] + %d - 1) / %d);\n", gname, tb->own[1], tb->own[1]);
@@ -1025,10 +1033,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     cuda_print_red_decls(b, k);
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
-  if (tb->cuda != TB_SMEM && r == 2)
-    buf_printf(b, "  const dim3 block(%d, 1, 1);\n", 32 * tb->warps);
-  else
-    buf_printf(b, "  const dim3 block(%d, %d, 1);\n", BX, BY);
+  print_tb_block(b, k, tb);
   buf_printf(b, "  int march_;  /* rows of dimension 0 per block */\n  const dim3 grid = %s_tb_grid_(&march_);\n", k->name);
   if (fv) {
     /* Do next and cur agree outside the region? Checked again only when
