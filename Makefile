@@ -15,7 +15,7 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/sema/sema.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
-          compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
+          compiler/passes/mpi.c compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
           compiler/backend/cg_common.c compiler/backend/cg_c.c compiler/backend/cg_c_tb.c compiler/backend/cg_cuda.c compiler/backend/cg_cuda_tb.c \
           compiler/backend/cg_lib.c compiler/backend/report.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
@@ -79,6 +79,19 @@ $(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
 $(B)/libstn.a: $(B)/runtime/stn.o
 	ar rcs $@ $^
 
+# The MPI runtime (stencilc --mpi), when Open MPI's mpicc is there; the
+# tests install it (tools/deps.sh test).
+MPICC ?= $(shell command -v mpicc)
+ifneq ($(MPICC),)
+all: $(B)/libstn_mpi.a
+endif
+$(B)/runtime/stn_mpi.o: runtime/stn_mpi.c runtime/stn_mpi.h runtime/stn.h $(B)/.deps-build
+	@mkdir -p $(B)/runtime
+	$(MPICC) -O2 -g $(WARN) -fopenmp -c -o $@ $<
+
+$(B)/libstn_mpi.a: $(B)/runtime/stn_mpi.o
+	ar rcs $@ $^
+
 # The CUDA runtime, when nvcc is there (CI compiles CUDA; it has no GPU).
 NVCC ?= $(shell command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 # nvcc may be a wrapper script (/usr/local/bin/nvcc -> exec .../cuda/bin/nvcc),
@@ -106,8 +119,11 @@ run: all
 	$(B)/stencilc --target=openmp --build -o $(B)/himeno examples/himeno.stn
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-$$(nproc)} $(B)/himeno
 
-test: all tools $(B)/asan/stencilc
+# The test dependencies first (Open MPI among them), then the build, which
+# builds the MPI runtime once mpicc is there.
+test:
 	@tools/deps.sh test
+	@$(MAKE) --no-print-directory all tools $(B)/asan/stencilc
 	@tests/run.sh
 
 # make install PREFIX=... : everything a project needs to generate and link
@@ -122,18 +138,19 @@ install: all
 	install -d $(I)/bin $(I)/lib/pkgconfig $(I)/lib/cmake/stencilc $(I)/include/stencilc $(I)/share/man/man1
 	install -m 755 $(B)/stencilc $(I)/bin/stencilc
 	install -m 644 $(B)/libstn.a $(I)/lib/libstn.a
-	install -m 644 runtime/stn.h runtime/stn_cuda.h $(I)/include/stencilc/
+	install -m 644 runtime/stn.h runtime/stn_cuda.h runtime/stn_mpi.h $(I)/include/stencilc/
 	install -m 644 docs/stencilc.1 $(I)/share/man/man1/stencilc.1
 	$(SUBST) tools/install/stencilc.pc.in > $(I)/lib/pkgconfig/stencilc.pc
 	$(SUBST) tools/install/stencilcConfig.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfig.cmake
 	$(SUBST) tools/install/stencilcConfigVersion.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfigVersion.cmake
+	if [ -f $(B)/libstn_mpi.a ]; then install -m 644 $(B)/libstn_mpi.a $(I)/lib/libstn_mpi.a; fi
 	if [ -f $(B)/libstn_cuda.a ]; then \
 	  install -m 644 $(B)/libstn_cuda.a $(I)/lib/libstn_cuda.a && \
 	  $(SUBST) tools/install/stencilc-cuda.pc.in > $(I)/lib/pkgconfig/stencilc-cuda.pc; fi
 	@echo "installed stencilc $(VERSION) in $(I)"
 
 uninstall:
-	rm -f $(I)/bin/stencilc $(I)/lib/libstn.a $(I)/lib/libstn_cuda.a $(I)/share/man/man1/stencilc.1 \
+	rm -f $(I)/bin/stencilc $(I)/lib/libstn.a $(I)/lib/libstn_cuda.a $(I)/lib/libstn_mpi.a $(I)/share/man/man1/stencilc.1 \
 	  $(I)/lib/pkgconfig/stencilc.pc $(I)/lib/pkgconfig/stencilc-cuda.pc
 	rm -rf $(I)/include/stencilc $(I)/lib/cmake/stencilc
 

@@ -151,7 +151,8 @@ static const OptDef optdefs[] = {
   { "--burst", VALUE, "M|K=M,...", "CUDA stream strategy: each thread issues the loads of M planes before computing "
                                   "any of them (1 to 8; 1: plane by plane; K=M for kernel K only; default: chosen per "
                                   "kernel, see --report)" },
-  { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default)" },
+  { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default); "
+                                              "with --mpi on the CPU: exact sums, bit-identical for any rank count and decomposition" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
   { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each thread computes (1, 2, 4 or 8; default: "
@@ -185,6 +186,14 @@ static const OptDef optdefs[] = {
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
+  { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
+                         "are exchanged before the kernels that read them (docs/mpi.md); --build uses mpicc" },
+  { "--ranks", VALUE, "PxQxR", "--mpi --report: the decomposition to show (default: MPI_Dims_create of 4 ranks); the "
+                               "program takes --ranks=PxQxR at run time" },
+  { "--link-bandwidth", VALUE, "GB/s", "--mpi --report: the network bandwidth its predicted exchange times assume "
+                                       "(default 25, one 200 Gb/s InfiniBand HDR link)" },
+  { "-fno-overlap", FLAG, NULL, "--mpi: wait for the halos before computing (by default a kernel computes its interior "
+                                "while they travel)" },
   { "--help", FLAG, NULL, "show this help" },
   { "--version", FLAG, NULL, "show the version" },
 };
@@ -389,7 +398,27 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--vec")) o->pass.vec = value;
     else if (streq(n, "--burst")) o->pass.burst = value;
     else if (streq(n, "--max-regs")) o->pass.max_regs = value;
-    else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0;
+    else if (streq(n, "--deterministic-reductions")) o->pass.atomic_reductions = 0, o->pass.mpi_exact = 1;
+    else if (streq(n, "--mpi")) o->pass.mpi = 1;
+    else if (streq(n, "-fno-overlap")) o->pass.no_overlap = 1;
+    else if (streq(n, "--ranks")) {
+      const char *r = value;
+      for (int d = 0; d < MAX_RANK + 1; d++) {
+        char *end;
+        long v = strtol(r, &end, 10);
+        if (d == MAX_RANK || end == r || v < 1 || v > 1000000 || (*end && *end != 'x'))
+          bad_usage("--ranks=%s: give ranks per dimension, P, PxQ or PxQxR", value);
+        o->pass.mpi_ranks[d] = (int)v;
+        if (!*end)
+          break;
+        r = end + 1;
+      }
+    } else if (streq(n, "--link-bandwidth")) {
+      char *end;
+      o->pass.link_bw = strtod(value, &end);
+      if (!*value || *end || !(o->pass.link_bw > 0) || o->pass.link_bw > 1e6)
+        bad_usage("--link-bandwidth=%s: give GB/s, a positive number", value);
+    }
     else if (streq(n, "--no-deterministic-reductions")) o->pass.atomic_reductions = 1;
     else if (streq(n, "--arch")) o->arch = value;
     else if (streq(n, "--tb")) o->pass.tb = value;
@@ -500,13 +529,46 @@ static char *read_file(const char *path, int *len)
   return b.s;
 }
 
+/* --mpi --build: MPI's compiler wrapper (MPICC, MPICXX for nvcc's host
+ * compiler) and the MPI runtime must be there; says what to install. */
+static int mpi_ready(const char *wrapper, const char *lib)
+{
+  Buf probe = { 0 };
+  buf_printf(&probe, "command -v '%s' >/dev/null 2>&1", wrapper);
+  int found = system(probe.s) == 0;
+  buf_free(&probe);
+  if (!found) {
+    fprintf(stderr, "stencilc: error: --mpi needs MPI to build, but '%s' was not found; install Open MPI "
+                    "(Debian: apt-get install libopenmpi-dev openmpi-bin) or name the wrapper in %s\n",
+            wrapper, strstr(wrapper, "cxx") ? "MPICXX" : "MPICC");
+    return 0;
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/libstn_mpi.a", lib);
+  if (access(path, R_OK) != 0) {
+    fprintf(stderr, "stencilc: error: --mpi needs the MPI runtime %s, which was not built (Open MPI was missing "
+                    "when stencilc was built); install libopenmpi-dev and run make again\n", path);
+    return 0;
+  }
+  return 1;
+}
+
 static int run_nvcc(const Options *o, const char *src, const char *exe)
 {
   const char *rt = runtime_include(), *lib = runtime_lib();
   const char *nvcc = getenv("NVCC") ? getenv("NVCC") : "nvcc";
+  const char *mpicxx = getenv("MPICXX") ? getenv("MPICXX") : "mpicxx";
+  if (o->pass.mpi && !mpi_ready(mpicxx, lib))
+    return 1;
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
              o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
+  if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a */
+    buf_free(&cmd);
+    buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' '%s/libstn.a' %s",
+               nvcc, mpicxx, o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, lib,
+               STN_LINK_LIBS);
+  }
   int rc = system(cmd.s);
   if (rc != 0)
     fprintf(stderr, "stencilc: error: nvcc failed (%s)\nstencilc: command: %s\n",
@@ -518,11 +580,17 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
 static int run_cc(const Options *o, const char *csrc, const char *exe)
 {
   const char *cc = o->cc ? o->cc : getenv("CC") ? getenv("CC") : "cc";
+  if (o->pass.mpi) {
+    cc = getenv("MPICC") ? getenv("MPICC") : "mpicc";
+    if (!mpi_ready(cc, runtime_lib()))
+      return 1;
+  }
   const char *cflags = o->cflags ? o->cflags : DEFAULT_CFLAGS;
   const char *rt = runtime_include(), *lib = runtime_lib();
   Buf cmd = { 0 };
-  buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' '%s/libstn.a' %s -lm", cc, cflags,
-             o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, lib, STN_LINK_LIBS);
+  buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' %s%s%s'%s/libstn.a' %s -lm", cc, cflags,
+             o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, o->pass.mpi ? "'" : "",
+             o->pass.mpi ? lib : "", o->pass.mpi ? "/libstn_mpi.a' " : "", lib, STN_LINK_LIBS);
   int rc = system(cmd.s);
   if (rc != 0) {
     fprintf(stderr, "stencilc: error: the C compiler failed (%s)\nstencilc: command: %s\n",

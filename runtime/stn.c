@@ -23,16 +23,28 @@ static struct {
   double t0, every, next;
 } progress;
 
+stn_dist_hooks stn_dist;
+int stn_fatal_collective;
+
 void stn_fatal(const char *fmt, ...)
 {
+  int quiet = stn_dist.size > 1 && stn_fatal_collective && stn_dist.rank != 0;
   if (progress.shown && progress.tty)
     fputs("\r\033[K", stderr);
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("error: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
+  if (!quiet) {
+    va_list ap;
+    va_start(ap, fmt);
+    if (stn_dist.size > 1 && !stn_fatal_collective)
+      fprintf(stderr, "error: rank %d of %d: ", stn_dist.rank, stn_dist.size);
+    else
+      fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fflush(stderr);
+  }
+  if (stn_dist.abort)
+    stn_dist.abort(stn_fatal_collective);
   exit(1);
 }
 
@@ -49,6 +61,8 @@ void stn_progress_begin(const char *what, long total)
   const char *env = getenv("STN_PROGRESS"), *every = getenv("STN_PROGRESS_EVERY");
   progress.tty = isatty(2);
   progress.on = env && *env ? strcmp(env, "0") != 0 : progress.tty;
+  if (stn_dist.rank != 0) /* distributed: rank 0 speaks for all */
+    progress.on = 0;
   progress.every = every && *every ? atof(every) : 0.5;
   progress.what = what;
   progress.total = total;
@@ -278,7 +292,11 @@ static void copy_points(const stn_field *f, void *dense, int to_dense)
 }
 
 void stn_field_get(const stn_field *f, void *dst) { copy_points(f, dst, 1); }
-void stn_field_set(stn_field *f, const void *src) { copy_points(f, (void *)src, 0); }
+void stn_field_set(stn_field *f, const void *src)
+{
+  copy_points(f, (void *)src, 0);
+  f->halo_ok = 0;
+}
 
 void stn_field_free(stn_field *f)
 {
@@ -286,9 +304,25 @@ void stn_field_free(stn_field *f)
   f->mem = f->origin = NULL;
 }
 
+/* A program built without --mpi, started by mpirun as one of several
+ * ranks: each rank would compute the whole problem. */
+static void warn_if_launched_as_ranks(void)
+{
+  const char *size = getenv("OMPI_COMM_WORLD_SIZE"), *rank = getenv("OMPI_COMM_WORLD_RANK");
+  if (!size) {
+    size = getenv("PMI_SIZE");
+    rank = getenv("PMI_RANK");
+  }
+  if (stn_dist.size || !size || atoi(size) <= 1 || (rank && atoi(rank) != 0))
+    return;
+  fprintf(stderr, "warning: started as one of %d MPI ranks, but this program was built without --mpi: every rank "
+                  "computes the whole problem on its own; rebuild with stencilc --mpi to split the grid\n", atoi(size));
+}
+
 void stn_init(stn_program *p, int argc, char **argv)
 {
   run_t0 = stn_time();
+  warn_if_launched_as_ranks();
   const char *env = getenv("STN_PROFILE");
   stn_profiling = env && *env && strcmp(env, "0") != 0;
   for (int a = 1; a < argc; a++) {
@@ -298,7 +332,10 @@ void stn_init(stn_program *p, int argc, char **argv)
       continue;
     }
     if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      usage(p, stdout);
+      if (stn_dist.rank == 0)
+        usage(p, stdout);
+      if (stn_dist.exit)
+        stn_dist.exit(0);
       exit(0);
     }
     if (strncmp(arg, "--save=", 7) == 0) {
@@ -356,6 +393,7 @@ void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const
       stn_fatal("grid %s: dimension %d has size %ld (from %s); sizes must be at least 1", name, d, n[d],
                 size_names[d]);
     g->n[d] = n[d];
+    g->global_n[d] = n[d];
     g->halo_lo[d] = halo_lo[d];
     g->halo_hi[d] = halo_hi[d];
     g->pad_lo[d] = halo_lo[d];
@@ -419,7 +457,16 @@ void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k))
       for (long k = lo[2]; k < hi[2]; k++) {
         if (i >= 0 && i < n[0] && j >= 0 && j < n[1] && k >= 0 && k < n[2])
           continue;
-        double v = value(i, j, k);
+        /* the ghost point's global indices (a distributed run's ghost points
+         * between ranks are overwritten by the exchange; along a periodic
+         * dimension a read wraps, so the value there is the wrapped point's) */
+        long x[STN_MAX_RANK] = { i, j, k };
+        for (int d = 0; d < g->rank; d++) {
+          x[d] += g->global_lo[d];
+          if (g->wrap[d])
+            x[d] = (x[d] % g->global_n[d] + g->global_n[d]) % g->global_n[d];
+        }
+        double v = value(x[0], x[1], x[2]);
         long c = i * st[0] + j * st[1] + k * st[2];
         if (f->type == STN_INT)
           ((int *)f->origin)[c] = (int)v;
@@ -434,20 +481,23 @@ void stn_field_swap(stn_field *a, stn_field *b)
 {
   void *m = a->mem, *o = a->origin;
   unsigned long w = a->wseq;
+  int h = a->halo_ok;
   a->mem = b->mem;
   a->origin = b->origin;
   a->wseq = b->wseq;
+  a->halo_ok = b->halo_ok;
   b->mem = m;
   b->origin = o;
   b->wseq = w;
+  b->halo_ok = h;
 }
 
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi)
 {
   for (int d = 0; d < g->rank; d++)
-    if (lo[d] < 0 || hi[d] > g->n[d] || lo[d] > hi[d])
+    if (lo[d] < 0 || hi[d] > g->global_n[d] || lo[d] > hi[d])
       stn_fatal("kernel %s: its box [%ld, %ld) along dimension %d does not fit grid %s of size %ld; "
-                "check the box bounds and the params that set them", kernel, lo[d], hi[d], d, g->name, g->n[d]);
+                "check the box bounds and the params that set them", kernel, lo[d], hi[d], d, g->name, g->global_n[d]);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -723,6 +773,15 @@ int stn_save_request(int i, const char **field, const char **path)
   *field = saves[i].field;
   *path = saves[i].path;
   return 1;
+}
+
+void stn_save_clear(void)
+{
+  for (int s = 0; s < nsaves; s++)
+    free((void *)saves[s].field);
+  free(saves);
+  saves = NULL;
+  nsaves = 0;
 }
 
 void stn_finish(stn_program *p)

@@ -38,6 +38,8 @@ typedef struct stn_grid {
   int rank;
   long n[STN_MAX_RANK];          /* points per dimension (halo excluded) */
   long global_lo[STN_MAX_RANK];  /* first point of this part in the global grid */
+  long global_n[STN_MAX_RANK];   /* points of the whole grid (n in a single process) */
+  int wrap[STN_MAX_RANK];        /* distributed runs: dimension d is periodic, so boundary values wrap along it */
   int halo_lo[STN_MAX_RANK], halo_hi[STN_MAX_RANK];
   long pad_lo[STN_MAX_RANK];     /* allocated points before index 0 */
   long alloc[STN_MAX_RANK];      /* allocated points per dimension */
@@ -52,6 +54,7 @@ typedef struct stn_field {
   void *mem;                     /* the allocation */
   void *origin;                  /* element (0, 0, 0) */
   unsigned long wseq;            /* CUDA: when a device operation last wrote it (stn_cuda_wrote) */
+  int halo_ok;                   /* distributed runs: the ghost points hold the neighbours' current values */
 } stn_field;
 
 typedef struct stn_program {
@@ -112,6 +115,8 @@ void stn_field_get(const stn_field *f, void *dst);
 void stn_field_set(stn_field *f, const void *src);
 /* Did the command line ask to --save this field? */
 int stn_save_requested(const char *field);
+/* Forgets the --save requests (a distributed run has written them already). */
+void stn_save_clear(void);
 /* The i-th --save request (0 when there is none). */
 int stn_save_request(int i, const char **field, const char **path);
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi);
@@ -137,6 +142,20 @@ void stn_prof_transfer(int to_device, double bytes);
 /* Prints the profile table to stderr (stn_finish calls it). */
 void stn_prof_report(const stn_program *p);
 void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* ---- distributed runs -----------------------------------------------------
+ * stn_mpi.c (programs built with stencilc --mpi) fills these in; a single
+ * process keeps rank 0 of size 0. While stn_fatal_collective is set, an
+ * error is one every rank meets the same way (a bad param, a grid that does
+ * not split): rank 0 alone reports it, then every rank stops. Otherwise
+ * the message names the rank that failed. */
+typedef struct stn_dist_hooks {
+  int rank, size;
+  void (*abort)(int collective);      /* ends every rank; does not return */
+  void (*exit)(int status);           /* a normal early exit (--help) */
+} stn_dist_hooks;
+extern stn_dist_hooks stn_dist;
+extern int stn_fatal_collective;
 
 /* ---- progress of long runs ------------------------------------------------
  * main's outermost loops that call kernels report their iteration, rate

@@ -27,6 +27,9 @@ if [ "${1:-build}" = test ]; then
   have c++ || missing="$missing g++"
   have pkg-config || missing="$missing pkg-config"
   have cmake || missing="$missing cmake"
+  # distributed runs (stencilc --mpi) under mpirun
+  have mpicc || missing="$missing libopenmpi-dev"
+  have mpirun || missing="$missing openmpi-bin"
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && have apt-get; then

@@ -14,7 +14,18 @@ static const char *red_clause(RedOp op) { return op == RED_SUM ? "+" : op == RED
 static void reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k)
 {
   for (int i = 0; i < k->reds.len; i++)
-    buf_printf(b, " reduction(%s: %s)", red_clause(k->reds.data[i].op), cname(p, k->reds.data[i].name));
+    if (red_exact(p, &k->reds.data[i]))
+      buf_printf(b, " reduction(stn_xsum: %s_x_)", k->reds.data[i].name);
+    else
+      buf_printf(b, " reduction(%s: %s)", red_clause(k->reds.data[i].op), cname(p, k->reds.data[i].name));
+}
+
+static int has_exact(const IrProgram *p, const IrKernel *k)
+{
+  for (int i = 0; i < k->reds.len; i++)
+    if (red_exact(p, &k->reds.data[i]))
+      return 1;
+  return 0;
 }
 
 static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
@@ -26,6 +37,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   int *use_level = use_levels(k);
   pr.names = value_names(p, k, use_level);
 
+  print_mpi_exchange_decl(b, p, k);
   /* Header: where it came from and what it costs. */
   print_kernel_title(b, p, k);
   buf_puts(b, " */\n");
@@ -66,15 +78,28 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, "  const double prof_t0_ = stn_profiling ? stn_time() : 0.0;\n");
 
   int depth = 1;
+  int parts = p->mpi && k->xch.len;
+  if (parts) {
+    /* --mpi: the halos travel while the interior is computed (one part when
+     * nothing is stale or without overlap), then the shell */
+    buf_printf(b, "  stn_mpi_parts parts_;\n  stn_mpi_begin(&%s_x_, lo_, hi_, &parts_);\n", k->name);
+    buf_printf(b, "  for (int part_ = 0; part_ < parts_.n; part_++) {\n    if (part_ == parts_.wait)\n"
+                  "      stn_mpi_end(&%s_x_);\n", k->name);
+    for (int d = 0; d < k->rank; d++)
+      buf_printf(b, "    const long %s_lo_ = parts_.lo[part_][%d], %s_hi_ = parts_.hi[part_][%d];\n", index_name(d), d,
+                 index_name(d), d);
+    depth = 2;
+  }
+  int simd = k->simd && !has_exact(p, k); /* exact sums: no SIMD lanes */
   for (int d = 0; d < k->rank; d++) {
     const char *ix = index_name(d);
     int inner = d == k->rank - 1;
     if (d == 0 && k->omp_collapse) {
       indent(b, depth);
-      buf_printf(b, "#pragma omp parallel for%s schedule(static)", inner && k->simd ? " simd" : "");
+      buf_printf(b, "#pragma omp parallel for%s schedule(static)", inner && simd ? " simd" : "");
       reduction_clause(b, p, k);
       buf_puts(b, "\n");
-    } else if (inner && k->simd) {
+    } else if (inner && simd) {
       indent(b, depth);
       buf_puts(b, "#pragma omp simd");
       reduction_clause(b, p, k);
@@ -105,6 +130,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     indent(b, depth);
     buf_puts(b, "}\n");
   }
+  if (parts)
+    buf_puts(b, "  }\n");
   print_c_wrapper_end(b, p, k, "");
   free(pr.names);
   free(use_level);

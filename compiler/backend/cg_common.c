@@ -199,12 +199,18 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
   case OP_PARAM: buf_puts(b, cname(p, p->params.data[n->ref].name)); return;
   case OP_ARG: buf_puts(b, cname(p, pr->k->args.data[n->ref].name)); return;
   case OP_INDEX:
+    /* --mpi: loops run over this rank's points; i0_ is its first global i */
     if (pr->lane && n->ref == pr->k->rank - 1)
-      buf_printf(b, "(%s + %d)", index_name(n->ref), pr->lane);
+      buf_printf(b, p->mpi ? "(%s0_ + %s + %d)" : "(%s%s + %d)", p->mpi ? index_name(n->ref) : "", index_name(n->ref),
+                 pr->lane);
+    else if (p->mpi)
+      buf_printf(b, "(%s0_ + %s)", index_name(n->ref), index_name(n->ref));
     else
       buf_puts(b, index_name(n->ref));
     return;
-  case OP_EXTENT: buf_printf(b, "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm); return;
+  case OP_EXTENT:
+    buf_printf(b, p->mpi ? "%s.global_n[%d]" : "%s.n[%d]", cname(p, p->grids.data[n->ref].name), n->imm);
+    return;
   case OP_VAR: buf_puts(b, cname(p, p->vars.data[n->ref].name)); return;
   case OP_LOAD:
     if (pr->print_load && pr->print_load(pr, n))
@@ -485,7 +491,72 @@ void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k)
     else
       print_number(b, r->ty, r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY);
     buf_puts(b, ";\n");
+    if (red_exact(p, r))
+      buf_printf(b, "  stn_xsum %s_x_;  /* exact: the same sum for any rank count */\n  stn_xsum_zero(&%s_x_);\n",
+                 r->name, r->name);
   }
+}
+
+/* Faces, edges and corners among the ghost regions a mask names. */
+static void count_sides(unsigned dirs, int rank, int *faces, int *edges, int *corners)
+{
+  *faces = *edges = *corners = 0;
+  for (int e = 0; e < 27; e++) {
+    if (!(dirs >> e & 1))
+      continue;
+    int nz = 0;
+    for (int d = 0, x = e; d < rank; d++, x /= 3)
+      nz += x % 3 != 1;
+    *(nz == 1 ? faces : nz == 2 ? edges : corners) += 1;
+  }
+}
+
+void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
+{
+  if (!p->mpi || !k->xch.len)
+    return;
+  buf_printf(b, "/* kernel %s, --mpi: the fields it reads at offsets, exchanged with the neighbouring ranks\n"
+                " * before it runs (reach below:above per dimension; the sides read) */\n", k->name);
+  buf_printf(b, "static stn_mpi_xfield %s_xf_[] = {\n", k->name);
+  for (int i = 0; i < k->xch.len; i++) {
+    const IrXField *x = &k->xch.data[i];
+    int faces, edges, corners;
+    count_sides(x->dirs, k->rank, &faces, &edges, &corners);
+    buf_printf(b, "  { &%s_, {", p->fields.data[x->field].name);
+    for (int d = 0; d < k->rank; d++)
+      buf_printf(b, "%s%d", d ? ", " : " ", x->lo[d]);
+    buf_puts(b, " }, {");
+    for (int d = 0; d < k->rank; d++)
+      buf_printf(b, "%s%d", d ? ", " : " ", x->hi[d]);
+    buf_printf(b, " }, 0x%xu },  /* %s: %d face%s, %d edge%s, %d corner%s */\n", x->dirs, p->fields.data[x->field].label,
+               faces, faces == 1 ? "" : "s", edges, edges == 1 ? "" : "s", corners, corners == 1 ? "" : "s");
+  }
+  buf_printf(b, "};\nstatic stn_mpi_xch %s_x_ = { \"%s\", &%s, %d, %s_xf_, %d };\n\n", k->name, k->name,
+             cname(p, p->grids.data[k->grid].name), k->xch.len, k->name, k->overlap);
+}
+
+int red_exact(const IrProgram *p, const IrRed *r) { return p->mpi_exact && r->op == RED_SUM && r->ty != TY_INT; }
+
+/* --mpi, after a kernel's loops: its reductions over all ranks, and the
+ * fields it wrote need their halos exchanged again before a read at an
+ * offset. */
+void print_mpi_kernel_end(Buf *b, const IrProgram *p, const IrKernel *k)
+{
+  if (!p->mpi)
+    return;
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    const char *rn = cname(p, r->name);
+    int op = r->op == RED_SUM ? 0 : r->op == RED_MAX ? 1 : 2;
+    if (red_exact(p, r))
+      buf_printf(b, "  %s = (%s)stn_mpi_xsum(&%s_x_);\n", rn, ctype(r->ty), r->name);
+    else
+      buf_printf(b, "  %s = stn_mpi_reduce_%s(%s, %d);\n", rn, r->ty == TY_INT ? "int" : r->ty == TY_FLOAT ? "float" : "double",
+                 rn, op);
+  }
+  for (int f = 0; f < p->fields.len; f++)
+    if (ir_stores_field(k, f))
+      buf_printf(b, "  %s_.halo_ok = 0;\n", p->fields.data[f].name);
 }
 
 /* i_lo_, i_hi_, ... from the region's bounds, checked at run time when the
@@ -494,6 +565,34 @@ void print_region_bounds(Printer *pr, const char *gname)
 {
   const IrKernel *k = pr->k;
   Buf *b = pr->b;
+  if (pr->p->mpi) {
+    /* The region in global indices, then this rank's part of it (local
+     * indices); i0_ is the rank's first point along i. */
+    buf_puts(b, "  long lo_[] = {");
+    for (int d = 0; d < k->rank; d++) {
+      buf_puts(b, d ? ", " : " ");
+      print_expr(pr, k->lo[d], P_TOP, 0);
+    }
+    buf_puts(b, " }, hi_[] = {");
+    for (int d = 0; d < k->rank; d++) {
+      buf_puts(b, d ? ", " : " ");
+      print_expr(pr, k->hi[d], P_TOP, 0);
+    }
+    buf_puts(b, " };\n");
+    if (k->region == REG_BOX)
+      buf_printf(b, "  stn_check_box(\"%s\", &%s, lo_, hi_);\n", k->name, gname);
+    buf_printf(b, "  stn_mpi_local_box(&%s, lo_, hi_);\n", gname);
+    for (int d = 0; d < k->rank; d++) {
+      int pos = 0; /* the kernel uses the position along d */
+      for (int i = 0; i < k->nodes.len; i++)
+        pos |= k->nodes.data[i].op == OP_INDEX && k->nodes.data[i].ref == d;
+      buf_printf(b, "  const long %s_lo_ = lo_[%d], %s_hi_ = hi_[%d];\n", index_name(d), d, index_name(d), d);
+      if (pos)
+        buf_printf(b, "  const long %s0_ = %s.global_lo[%d];  /* this rank's first %s */\n", index_name(d), gname, d,
+                   index_name(d));
+    }
+    return;
+  }
   for (int d = 0; d < k->rank; d++) {
     buf_printf(b, "  const long %s_lo_ = ", index_name(d));
     print_expr(pr, k->lo[d], P_TOP, 0);
@@ -546,6 +645,7 @@ void print_effects(Printer *pr, int depth)
 
 void print_c_wrapper_end(Buf *b, const IrProgram *p, const IrKernel *k, const char *factor)
 {
+  print_mpi_kernel_end(b, p, k);
   buf_printf(b, "  if (stn_profiling)\n    stn_prof_add(&prof_, stn_time() - prof_t0_, %s", factor);
   print_region_points(b, k);
   buf_puts(b, ");\n");
@@ -561,6 +661,12 @@ int print_red_update(Printer *pr, const IrRed *rd, int val)
 {
   Buf *b = pr->b;
   const char *rn = cname(pr->p, rd->name);
+  if (red_exact(pr->p, rd)) {
+    buf_printf(b, "stn_xsum_add(&%s_x_, ", rd->name);
+    print_expr(pr, val, P_TOP, 0);
+    buf_puts(b, ")");
+    return 0;
+  }
   if (rd->op == RED_SUM) {
     buf_printf(b, "%s += ", rn);
     print_expr(pr, val, P_TOP, 0);
@@ -890,6 +996,8 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       buf_puts(b, "stn_progress_clear();\n");
       indent(b, depth);
     }
+    if (p->mpi) /* rank 0 speaks for all */
+      buf_puts(b, "if (stn_dist.rank == 0) ");
     buf_puts(b, "printf(\"");
     for (int i = 0; i < s->items.len; i++) {
       const IrPrintItem *it = &s->items.data[i];
@@ -1176,7 +1284,15 @@ void print_setup(Printer *pr)
       buf_printf(b, "%s\"%s\"", d ? ", " : "", tmp.s);
       buf_free(&tmp);
     }
-    buf_printf(b, "};\n    stn_grid_init(&%s, \"%s\", %d, n, halo_lo, halo_hi, set_by);\n", gn, g->name, g->rank);
+    if (p->mpi) { /* this rank's part of the grid */
+      buf_puts(b, "};\n    const int periodic[] = {");
+      for (int d = 0; d < g->rank; d++)
+        buf_printf(b, "%s%d", d ? ", " : "", g->wrap[d]);
+      buf_printf(b, "};\n    stn_mpi_grid_init(&%s, \"%s\", %d, n, halo_lo, halo_hi, set_by, periodic);\n", gn, g->name,
+                 g->rank);
+    } else {
+      buf_printf(b, "};\n    stn_grid_init(&%s, \"%s\", %d, n, halo_lo, halo_hi, set_by);\n", gn, g->name, g->rank);
+    }
     for (int d = 0; d < g->rank; d++)
       if (g->periodic[d])
         buf_printf(b, "    stn_grid_periodic(&%s, %d, set_by[%d]);\n", gn, d, d);
@@ -1190,6 +1306,8 @@ void print_setup(Printer *pr)
     if (f->boundary >= 0)
       buf_printf(b, "  %s(&%s_, stn_boundary_%s);\n", t->field_boundary, f->name, f->name);
   }
+  if (p->mpi)
+    buf_puts(b, "  stn_mpi_setup_done();\n");
 }
 
 /* main's variables and statements. */
@@ -1217,6 +1335,15 @@ void print_main_body(Printer *pr)
 
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
 {
+  CgTarget dist;
+  if (p->mpi) { /* output gathered on rank 0; MPI set up first and finished last */
+    dist = *t;
+    dist.includes = arena_printf(p->arena, "%s#include \"stn_mpi.h\"\n", t->includes);
+    dist.field_write = t->mpi_field_write ? t->mpi_field_write : "stn_mpi_field_write";
+    dist.field_write_image = t->mpi_field_write_image ? t->mpi_field_write_image : "stn_mpi_field_write_image";
+    dist.finish = t->mpi_finish ? t->mpi_finish : "stn_mpi_finish";
+    t = &dist;
+  }
   Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t };
   print_definitions(&pr);
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
@@ -1225,6 +1352,8 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0 };\n", p->params.len, p->fields.len);
   if (t->before_init)
     buf_printf(b, "  %s\n", t->before_init);
+  if (p->mpi)
+    buf_puts(b, "  stn_mpi_init(&stn_program, &argc, &argv);\n");
   buf_puts(b, "  stn_init(&stn_program, argc, argv);\n");
   if (t->after_init)
     buf_printf(b, "  %s\n", t->after_init);

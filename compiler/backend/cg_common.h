@@ -68,6 +68,12 @@ void print_effect_head(Printer *pr, const IrEffect *e, int depth);
  * factor, "T_ * " for a blocked pass), then its results. */
 void print_c_wrapper_end(Buf *b, const IrProgram *p, const IrKernel *k, const char *factor);
 int print_red_update(Printer *pr, const IrRed *rd, int val);
+/* --mpi --deterministic-reductions: r is an exact sum (stn_xsum NAME_x_). */
+int red_exact(const IrProgram *p, const IrRed *r);
+/* --mpi: a kernel's reductions over the ranks and its written fields' halos marked stale. */
+void print_mpi_kernel_end(Buf *b, const IrProgram *p, const IrKernel *k);
+/* --mpi: a kernel's halo exchange descriptor (NAME_x_), before its function. */
+void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k);
 
 /* What a target prints differently in the program around its kernels. */
 typedef struct CgTarget {
@@ -94,6 +100,8 @@ typedef struct CgTarget {
    * field, and copying its points out and in */
   const char *lib_init, *lib_finish, *field_free, *field_get, *field_set;
   const void *opts;
+  /* --mpi: the target's own gathered output and finish (NULL: stn_mpi's) */
+  const char *mpi_field_write, *mpi_field_write_image, *mpi_finish;
 } CgTarget;
 
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t);

@@ -13,43 +13,7 @@
 
 /* ---- values at the params' defaults ---------------------------------- */
 
-static int eval(const IrProgram *p, const IrNodes *pool, int id, double *v);
-
-static int eval_host(const IrProgram *p, int id, double *v) { return eval(p, &p->host, id, v); }
-
-static int eval(const IrProgram *p, const IrNodes *pool, int id, double *v)
-{
-  const IrNode *n = &pool->data[id];
-  double a = 0, b = 0;
-  if (op_info[n->op].nargs >= 1 && !eval(p, pool, n->arg[0], &a))
-    return 0;
-  if (op_info[n->op].nargs >= 2 && n->op != OP_SELECT && !eval(p, pool, n->arg[1], &b))
-    return 0;
-  int integer = n->ty == TY_INT;
-  switch (n->op) {
-  case OP_CONST: *v = n->f; return 1;
-  case OP_PARAM: *v = p->params.data[n->ref].def; return 1;
-  case OP_EXTENT: return eval_host(p, p->grids.data[n->ref].dims[n->imm], v);
-  case OP_CAST: *v = integer ? trunc(a) : a; return 1;
-  case OP_NEG: *v = -a; return 1;
-  case OP_ADD: *v = a + b; return 1;
-  case OP_SUB: *v = a - b; return 1;
-  case OP_MUL: *v = a * b; return 1;
-  case OP_DIV:
-    if (b == 0)
-      return 0;
-    *v = integer ? trunc(a / b) : a / b;
-    return 1;
-  case OP_MOD:
-    if (b == 0)
-      return 0;
-    *v = fmod(a, b);
-    return 1;
-  case OP_IMIN: case OP_FMIN: *v = a < b ? a : b; return 1;
-  case OP_IMAX: case OP_FMAX: *v = a > b ? a : b; return 1;
-  default: return 0; /* kernel arguments, main's variables: not known here */
-  }
-}
+static int eval(const IrProgram *p, const IrNodes *pool, int id, double *v) { return ir_eval_default(p, pool, id, v); }
 
 /* Points a call of k covers at the defaults, or -1 if unknown. */
 static double default_points(const IrProgram *p, const IrKernel *k)

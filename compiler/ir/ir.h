@@ -64,6 +64,14 @@ typedef struct IrRed { const char *name; RedOp op; Type ty; } IrRed;
  *   SMEM   STREAM, with the planes of the most-read field staged in shared
  *          memory (tile plus halo, a rolling buffer of 2r+1 planes), so
  *          each of its values is loaded once per block, not once per use. */
+/* Distributed runs (passes/mpi.c): a field a kernel reads at offsets,
+ * exchanged with the neighbouring ranks before it runs. lo/hi: how far
+ * the reads reach below index 0 and above n - 1 per dimension; dirs: bit
+ * e is set when the ghost region on side e is read, e = sum over d of
+ * (side_d + 1) 3^(rank - 1 - d) with side_d in -1, 0, +1 (faces; edges and
+ * corners only when some read is diagonal). */
+typedef struct IrXField { int field; int lo[MAX_RANK], hi[MAX_RANK]; unsigned dirs; } IrXField;
+
 typedef enum GpuStrategy { GPU_NONE, GPU_NAIVE, GPU_STREAM, GPU_SMEM } GpuStrategy;
 typedef struct IrArg { const char *name; Type ty; } IrArg;
 
@@ -108,6 +116,10 @@ typedef struct IrKernel {
                             * at a time), so that their loads are in flight together */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
+  /* decisions (mpi pass, --mpi) */
+  Vec(IrXField) xch;       /* fields exchanged before the kernel runs */
+  int overlap;             /* computes its interior while the halos travel */
+  const char *overlap_why; /* one line: why it overlaps or not */
 } IrKernel;
 
 typedef struct IrParam { const char *name; Type ty; double def; Span span; } IrParam;
@@ -117,6 +129,11 @@ typedef struct IrGrid {
   int dims[MAX_RANK];      /* host node ids */
   int halo_lo[MAX_RANK], halo_hi[MAX_RANK];
   int periodic[MAX_RANK];  /* reads past the edge along d wrap around */
+  /* --mpi (passes/mpi.c): the decomposition the report shows, for the
+   * params' defaults on mpi_ranks ranks (the program decides its own at run
+   * time, the same way); wrap[d]: d is periodic, wrapped by the exchange
+   * between ranks (periodic[] is then cleared: kernels read the halo) */
+  int ranks[MAX_RANK], wrap[MAX_RANK];
 } IrGrid;
 /* name: the C identifier (f_3_ for component 3 of f[9]); label: what
  * the user calls it (f[3]), for messages, --save and comments. */
@@ -245,8 +262,16 @@ typedef struct IrProgram {
   IrNodes host;            /* expression pool for main and the grid sizes */
   IrBlock main;
   int has_main;            /* 0: a library's .stn file without main (--emit=lib) */
+  /* --mpi (passes/mpi.c) */
+  int mpi;                 /* a distributed program */
+  int mpi_exact;           /* --deterministic-reductions: sums exact, independent of the rank count */
+  int mpi_ranks;           /* the ranks the report's decomposition assumes */
+  double link_bw;          /* --link-bandwidth, GB/s: the predicted exchange times assume it */
 } IrProgram;
 
+/* The value of host or kernel node id at the params' defaults (0: not
+ * known before run time, e.g. a kernel argument). */
+int ir_eval_default(const IrProgram *p, const IrNodes *pool, int id, double *v);
 /* lower.c */
 IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src);
 /* ir.c */

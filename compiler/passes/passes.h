@@ -29,6 +29,12 @@ typedef struct PassOptions {
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
   int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per thread (0: chosen) */
   int tb_shfl;             /* --tb-exchange=shfl: CUDA 2-D temporal blocking, neighbours by warp shuffles */
+  /* --mpi: a distributed program (passes/mpi.c) */
+  int mpi;
+  int mpi_exact;           /* --deterministic-reductions given: sums bit-identical for any rank count */
+  int mpi_ranks[MAX_RANK]; /* --ranks=PxQxR: the decomposition the report shows (0: MPI_Dims_create of 4) */
+  double link_bw;          /* --link-bandwidth, GB/s (0: the default) */
+  int no_overlap;          /* -fno-overlap */
   FILE *dump;
 } PassOptions;
 
@@ -68,6 +74,7 @@ void pass_schedule(IrProgram *p, const PassOptions *o);
 void pass_cost(IrProgram *p, const PassOptions *o);
 void pass_gpu(IrProgram *p, const PassOptions *o);
 void pass_tblock(IrProgram *p, const PassOptions *o);
+void pass_mpi(IrProgram *p, const PassOptions *o);
 
 /* Rebuilding helper: copies the nodes reachable from the kernel's roots
  * (effects and region bounds) in order, applying `map` to operands, and

@@ -10,6 +10,8 @@ const Pass pass_list[] = {
                 "more than once, becomes multiplication by a reciprocal", pass_hoist },
   { "cse",      "common-subexpression elimination (value numbering), after hoist so that "
                 "equal reciprocals merge", pass_cse },
+  { "mpi",      "--mpi: halo exchanges before each kernel (sides and widths its reads need), overlap, and the "
+                "decomposition the report shows", pass_mpi },
   { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
   { "tblock",   "temporal blocking: time loops of one kernel and swaps run as passes of several fused steps", pass_tblock },
   { "gpu",      "GPU strategy (naive or streaming), block shape and marching length of each kernel", pass_gpu },

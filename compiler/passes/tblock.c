@@ -404,6 +404,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
         int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
+        if (!why && o->mpi && steps > 1)
+          why = arena_printf(p->arena, "--mpi: temporal blocking across ranks (halos %d times as wide, exchanged once per "
+                                       "pass) is not implemented yet; single steps, each after its own exchange",
+                             steps);
         if (!why && steps <= 1)
           why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(tb_option(o), "auto")

@@ -1,0 +1,140 @@
+/* mpi.c: the distributed-run decisions (--mpi). Per kernel, which fields
+ * are exchanged with the neighbouring ranks before it runs, how wide and on
+ * which sides (faces always, edges and corners only where a read is
+ * diagonal), and whether it computes its interior while the halos travel.
+ * Per grid, the decomposition the report shows: the params' defaults on
+ * --ranks ranks, split the way the runtime splits them (MPI_Dims_create,
+ * or the --ranks factors). Periodic dimensions move from the kernels to
+ * the exchange: a read past the edge reads the halo, which the wrapping
+ * neighbour (possibly the rank itself) fills, so every CUDA strategy
+ * serves periodic grids too. Without --mpi the pass does nothing. */
+#include "passes/passes.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* MPI_Dims_create's result for p ranks over r dimensions: as equal as
+ * possible, in non-increasing order. */
+static void dims_create(int p, int r, int *dims)
+{
+  int best[MAX_RANK] = { p, 1, 1 }, cur[MAX_RANK];
+  long best_spread = -1;
+  /* every factorisation in non-increasing order; the smallest largest factor wins */
+  for (int a = p; a >= 1; a--) {
+    if (p % a)
+      continue;
+    for (int b = r >= 2 ? a : 1; b >= 1; b--) {
+      if ((p / a) % b || (r < 2 && b != 1))
+        continue;
+      int c = p / a / b;
+      if (r < 3 && c != 1)
+        continue;
+      if (c > b || b > a)
+        continue;
+      cur[0] = a;
+      cur[1] = b;
+      cur[2] = c;
+      long spread = a - (r == 3 ? c : r == 2 ? b : a);
+      if (best_spread < 0 || spread < best_spread) {
+        best_spread = spread;
+        memcpy(best, cur, sizeof best);
+      }
+    }
+  }
+  for (int d = 0; d < r; d++)
+    dims[d] = best[d];
+}
+
+static int dir_index(int rank, const int *side)
+{
+  int idx = 0;
+  for (int d = 0; d < rank; d++)
+    idx = idx * 3 + side[d] + 1;
+  return idx;
+}
+
+/* The ghost regions a read at offset off touches near the edges: every
+ * combination of its nonzero sides (a diagonal read touches the faces
+ * too, at points next to one edge only). */
+static unsigned dirs_of(int rank, const int *off)
+{
+  unsigned dirs = 0;
+  int combos = 1 << rank;
+  for (int m = 1; m < combos; m++) {
+    int side[MAX_RANK] = { 0, 0, 0 }, ok = 1;
+    for (int d = 0; d < rank; d++)
+      if (m >> d & 1) {
+        if (!off[d])
+          ok = 0;
+        side[d] = off[d] < 0 ? -1 : 1;
+      }
+    if (ok)
+      dirs |= 1u << dir_index(rank, side);
+  }
+  return dirs;
+}
+
+static void exchanges(IrProgram *p, IrKernel *k)
+{
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->op != OP_LOAD)
+      continue;
+    int any = 0;
+    for (int d = 0; d < k->rank; d++)
+      any |= n->off[d] != 0;
+    if (!any)
+      continue;
+    IrXField *x = NULL;
+    for (int j = 0; j < k->xch.len; j++)
+      if (k->xch.data[j].field == n->ref)
+        x = &k->xch.data[j];
+    if (!x) {
+      IrXField nx = { .field = n->ref };
+      vec_push(&k->xch, nx);
+      x = &k->xch.data[k->xch.len - 1];
+    }
+    for (int d = 0; d < k->rank; d++) {
+      if (n->off[d] < 0 && -n->off[d] > x->lo[d])
+        x->lo[d] = -n->off[d];
+      if (n->off[d] > 0 && n->off[d] > x->hi[d])
+        x->hi[d] = n->off[d];
+    }
+    x->dirs |= dirs_of(k->rank, n->off);
+  }
+  if (!k->xch.len) {
+    k->overlap = 0;
+    k->overlap_why = "no exchange: it reads no field at an offset";
+  }
+}
+
+void pass_mpi(IrProgram *p, const PassOptions *o)
+{
+  if (!o->mpi)
+    return;
+  p->mpi = 1;
+  p->mpi_exact = o->mpi_exact;
+  p->mpi_ranks = o->mpi_ranks[0] ? 1 : 4;
+  p->link_bw = o->link_bw > 0 ? o->link_bw : 25.0;
+  for (int d = 0; d < MAX_RANK && o->mpi_ranks[d]; d++)
+    p->mpi_ranks *= o->mpi_ranks[d];
+  for (int g = 0; g < p->grids.len; g++) {
+    IrGrid *gr = &p->grids.data[g];
+    if (o->mpi_ranks[0])
+      for (int d = 0; d < gr->rank; d++)
+        gr->ranks[d] = o->mpi_ranks[d] ? o->mpi_ranks[d] : 1;
+    else
+      dims_create(p->mpi_ranks, gr->rank, gr->ranks);
+    for (int d = 0; d < gr->rank; d++) {
+      gr->wrap[d] = gr->periodic[d];
+      gr->periodic[d] = 0;
+    }
+  }
+  for (int i = 0; i < p->kernels.len; i++) {
+    IrKernel *k = p->kernels.data[i];
+    k->overlap = !o->no_overlap;
+    k->overlap_why = o->no_overlap ? "-fno-overlap: it waits for the halos, then computes" : NULL;
+    exchanges(p, k);
+    if (k->xch.len && k->overlap)
+      k->overlap_why = "its interior (the points whose reads stay on the rank) while the halos travel, then the shell";
+  }
+}

@@ -1,0 +1,161 @@
+/* stn_mpi.h: distributed runs (stencilc --mpi; libstn_mpi.a, built with
+ * Open MPI's mpicc). Each grid is split over a Cartesian communicator; a
+ * rank's stn_grid holds its own points (n, global_lo) with the usual halo
+ * around them, and the generated kernels loop over their region's part on
+ * this rank in local indices, computing positions as global ones.
+ *
+ * Halo exchange: before a kernel that reads fields at offsets, the fields
+ * it reads whose ghost points are stale (halo_ok == 0: written since their
+ * last exchange) are exchanged with the neighbours: only the sides the
+ * kernel reads (faces, and edges or corners only when it reads
+ * diagonally), every field of the kernel in one message per neighbour,
+ * non-blocking. With overlap the kernel computes the part of its region
+ * that reads no ghost point while the messages travel (stn_mpi_begin),
+ * then waits (stn_mpi_end) and computes the shell. Periodic dimensions
+ * wrap through the communicator; ghost points at the grid's physical
+ * edges keep their boundary values. See docs/mpi.md. */
+#ifndef STN_MPI_H
+#define STN_MPI_H
+#include "stn.h"
+#include <mpi.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define STN_MPI_DIRS 27            /* 3^rank neighbour directions, the centre included */
+
+/* Sets MPI up and reads --ranks=PxQxR out of argv (before stn_init). */
+void stn_mpi_init(stn_program *p, int *argc, char ***argv);
+/* stn_grid_init for this rank's part of the grid: decomposes it (after
+ * --ranks, or MPI_Dims_create), checks that every part is at least as
+ * thick as the halo, and allocates nothing. periodic[d]: dimension d wraps. */
+void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
+                       const int *halo_hi, const char *const *size_names, const int *periodic);
+/* The grids are set up: errors are now a rank's own (stn_fatal_collective off). */
+void stn_mpi_setup_done(void);
+/* A region given in global indices [lo, hi) becomes this rank's part of it,
+ * in local indices (empty: lo == hi). */
+void stn_mpi_local_box(const stn_grid *g, long *lo, long *hi);
+int stn_mpi_rank(void);
+
+/* One field a kernel reads at offsets: how far past its part it reads
+ * below index 0 (lo) and above n - 1 (hi) per dimension, and which ghost
+ * regions (bit e for direction e, e = sum over d of (side_d + 1) 3^(rank-1-d))
+ * it reads at all. */
+typedef struct stn_mpi_xfield {
+  stn_field *f;
+  int lo[STN_MAX_RANK], hi[STN_MAX_RANK];
+  uint32_t dirs;
+} stn_mpi_xfield;
+
+typedef struct stn_mpi_xprof {
+  long calls, exchanges;
+  double bytes, pack, unpack, wait, flight;   /* seconds: packing, unpacking, waiting, post to complete */
+} stn_mpi_xprof;
+
+/* A kernel's exchange (static in the generated code). */
+typedef struct stn_mpi_xch {
+  const char *kernel;
+  stn_grid *g;
+  int nfields;
+  stn_mpi_xfield *fields;
+  int overlap;                      /* -fno-overlap: 0 */
+  /* run time */
+  int pending, nreq;
+  unsigned char sel[64];            /* fields in this exchange */
+  MPI_Request req[2 * STN_MPI_DIRS];
+  double t_post;
+  stn_mpi_xprof prof;
+  struct stn_mpi_xch *next;         /* registered for the profile on first use */
+} stn_mpi_xch;
+
+/* The boxes a kernel computes, in order; stn_mpi_end comes before box `wait`
+ * (-1: nothing to wait for). */
+typedef struct stn_mpi_parts {
+  int n, wait;
+  long lo[1 + 2 * STN_MAX_RANK][STN_MAX_RANK], hi[1 + 2 * STN_MAX_RANK][STN_MAX_RANK];
+} stn_mpi_parts;
+
+/* Posts the exchange of x's stale fields and splits the local box [lo, hi)
+ * into the interior (first, while the messages travel) and the shell. */
+void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts);
+/* Waits for the messages and unpacks them into the ghost points. */
+void stn_mpi_end(stn_mpi_xch *x);
+
+/* Reductions over all ranks (op: 0 sum, 1 max, 2 min). */
+double stn_mpi_reduce_double(double v, int op);
+float stn_mpi_reduce_float(float v, int op);
+int stn_mpi_reduce_int(int v, int op);
+
+/* --deterministic-reductions: an exact sum. Every contribution goes into
+ * a fixed-point accumulator wide enough for any double (base 2^32 digits
+ * from 2^-1074 up), so the sum does not depend on the order of the
+ * additions: not on the threads, the ranks, the decomposition or the
+ * overlap. The result is the exact sum rounded once to double. */
+#define STN_XSUM_DIGITS 67
+typedef struct stn_xsum {
+  int64_t d[STN_XSUM_DIGITS];
+  long adds;
+  int special;                     /* bit 0: +inf, bit 1: -inf, bit 2: NaN seen */
+} stn_xsum;
+void stn_xsum_carry(stn_xsum *x);
+static inline void stn_xsum_add(stn_xsum *x, double v)
+{
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  int ex = (int)((bits >> 52) & 0x7ff);
+  if (ex == 0x7ff) {
+    x->special |= (bits & 0xfffffffffffffull) ? 4 : (bits >> 63) ? 2 : 1;
+    return;
+  }
+  uint64_t m = (bits & 0xfffffffffffffull) | (ex ? 1ull << 52 : 0);
+  int pos = ex ? ex - 1 : 0;       /* v = m 2^(pos - 1074) */
+  int q = pos >> 5, s = pos & 31;
+  unsigned __int128 w = (unsigned __int128)m << s;
+  int64_t d0 = (int64_t)(uint32_t)w, d1 = (int64_t)(uint32_t)(w >> 32), d2 = (int64_t)(uint32_t)(w >> 64);
+  if (bits >> 63) {
+    x->d[q] -= d0;
+    x->d[q + 1] -= d1;
+    x->d[q + 2] -= d2;
+  } else {
+    x->d[q] += d0;
+    x->d[q + 1] += d1;
+    x->d[q + 2] += d2;
+  }
+  if (++x->adds == (1L << 29))
+    stn_xsum_carry(x);
+}
+static inline void stn_xsum_merge(stn_xsum *out, const stn_xsum *in)
+{
+  for (int i = 0; i < STN_XSUM_DIGITS; i++)
+    out->d[i] += in->d[i];
+  out->special |= in->special;
+  out->adds += in->adds;
+  if (out->adds >= (1L << 29))
+    stn_xsum_carry(out);
+}
+static inline void stn_xsum_zero(stn_xsum *x) { memset(x, 0, sizeof *x); }
+#ifdef _OPENMP
+#pragma omp declare reduction(stn_xsum : stn_xsum : stn_xsum_merge(&omp_out, &omp_in)) initializer(stn_xsum_zero(&omp_priv))
+#endif
+/* The exact sum over all ranks, rounded to double (the same on every rank). */
+double stn_mpi_xsum(stn_xsum *x);
+
+/* write and --save: the field gathered on rank 0, which writes the same
+ * file a single process would. */
+void stn_mpi_field_write(const stn_field *f, const char *path);
+void stn_mpi_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
+/* stn_finish for a distributed run: the profile (rank 0, with each kernel's
+ * exchanges), --save gathered, then MPI_Finalize. */
+void stn_mpi_finish(stn_program *p);
+/* CUDA (stn_cuda_mpi.cu): the field's points are on the device; the
+ * gather asks this hook for a host copy (NULL: the host memory is current). */
+extern void (*stn_mpi_host_copy)(const stn_field *f, void *dense);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
