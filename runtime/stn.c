@@ -48,6 +48,64 @@ void stn_fatal(const char *fmt, ...)
   exit(1);
 }
 
+/* ---- exact sums ---------------------------------------------------------- */
+
+/* Digits into [0, 2^32), the sign in the top one. */
+void stn_xsum_carry(stn_xsum *x)
+{
+  for (int i = 0; i < STN_XSUM_DIGITS - 1; i++) {
+    int64_t c = x->d[i] >> 32; /* floor */
+    x->d[i] -= c * ((int64_t)1 << 32);
+    x->d[i + 1] += c;
+  }
+  x->adds = 0;
+}
+
+/* The exact value of canonical digits, rounded to nearest even. */
+double stn_xsum_value(stn_xsum *x)
+{
+  stn_xsum_carry(x);
+  if (x->special & 4 || (x->special & 3) == 3)
+    return NAN;
+  if (x->special)
+    return x->special & 1 ? INFINITY : -INFINITY;
+  int neg = x->d[STN_XSUM_DIGITS - 1] < 0;
+  if (neg) { /* the magnitude: negate, then carry again */
+    for (int i = 0; i < STN_XSUM_DIGITS; i++)
+      x->d[i] = -x->d[i];
+    stn_xsum_carry(x);
+  }
+  int h = STN_XSUM_DIGITS - 1;
+  while (h >= 0 && x->d[h] == 0)
+    h--;
+  if (h < 0)
+    return 0.0;
+  unsigned __int128 v = 0;
+  int low = h - 2 < 0 ? 0 : h - 2;
+  for (int i = h; i >= low; i--)
+    v = (v << 32) | (uint64_t)x->d[i];
+  int sticky = 0;
+  for (int i = 0; i < low; i++)
+    sticky |= x->d[i] != 0;
+  int len = 0;
+  for (unsigned __int128 t = v; t; t >>= 1)
+    len++;
+  int exp2 = 32 * low - 1074;
+  uint64_t keep;
+  if (len > 53) {
+    int sh = len - 53;
+    keep = (uint64_t)(v >> sh);
+    unsigned __int128 rem = v & (((unsigned __int128)1 << sh) - 1), half = (unsigned __int128)1 << (sh - 1);
+    if (rem > half || (rem == half && (sticky || (keep & 1))))
+      keep++;
+    exp2 += sh;
+  } else {
+    keep = (uint64_t)v;
+  }
+  double r = ldexp((double)keep, exp2);
+  return neg ? -r : r;
+}
+
 double stn_time(void)
 {
   struct timespec ts;

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #ifdef __cplusplus
@@ -223,6 +224,61 @@ static inline double stn_host_copy_bandwidth(void)
   free(b);
   return 2.0 * (double)sizeof(double) * (double)n / best / 1e9;
 }
+
+/* ---- exact sums (--deterministic-reductions on the CPU) ------------------ */
+/* --deterministic-reductions: an exact sum. Every contribution goes into
+ * a fixed-point accumulator wide enough for any double (base 2^32 digits
+ * from 2^-1074 up), so the sum does not depend on the order of the
+ * additions: not on the threads, the ranks, the decomposition or the
+ * overlap. The result is the exact sum rounded once to double. */
+#define STN_XSUM_DIGITS 67
+typedef struct stn_xsum {
+  int64_t d[STN_XSUM_DIGITS];
+  long adds;
+  int special;                     /* bit 0: +inf, bit 1: -inf, bit 2: NaN seen */
+} stn_xsum;
+void stn_xsum_carry(stn_xsum *x);
+static inline void stn_xsum_add(stn_xsum *x, double v)
+{
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  int ex = (int)((bits >> 52) & 0x7ff);
+  if (ex == 0x7ff) {
+    x->special |= (bits & 0xfffffffffffffull) ? 4 : (bits >> 63) ? 2 : 1;
+    return;
+  }
+  uint64_t m = (bits & 0xfffffffffffffull) | (ex ? 1ull << 52 : 0);
+  int pos = ex ? ex - 1 : 0;       /* v = m 2^(pos - 1074) */
+  int q = pos >> 5, s = pos & 31;
+  unsigned __int128 w = (unsigned __int128)m << s;
+  int64_t d0 = (int64_t)(uint32_t)w, d1 = (int64_t)(uint32_t)(w >> 32), d2 = (int64_t)(uint32_t)(w >> 64);
+  if (bits >> 63) {
+    x->d[q] -= d0;
+    x->d[q + 1] -= d1;
+    x->d[q + 2] -= d2;
+  } else {
+    x->d[q] += d0;
+    x->d[q + 1] += d1;
+    x->d[q + 2] += d2;
+  }
+  if (++x->adds == (1L << 29))
+    stn_xsum_carry(x);
+}
+static inline void stn_xsum_merge(stn_xsum *out, const stn_xsum *in)
+{
+  for (int i = 0; i < STN_XSUM_DIGITS; i++)
+    out->d[i] += in->d[i];
+  out->special |= in->special;
+  out->adds += in->adds;
+  if (out->adds >= (1L << 29))
+    stn_xsum_carry(out);
+}
+static inline void stn_xsum_zero(stn_xsum *x) { memset(x, 0, sizeof *x); }
+#ifdef _OPENMP
+#pragma omp declare reduction(stn_xsum : stn_xsum : stn_xsum_merge(&omp_out, &omp_in)) initializer(stn_xsum_zero(&omp_priv))
+#endif
+/* The exact sum rounded once to double (to nearest, ties to even); x is normalised. */
+double stn_xsum_value(stn_xsum *x);
 
 #ifdef __cplusplus
 }

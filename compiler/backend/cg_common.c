@@ -537,24 +537,22 @@ void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
 
 int red_exact(const IrProgram *p, const IrRed *r) { return p->mpi_exact && r->op == RED_SUM && r->ty != TY_INT; }
 
-/* --mpi, after a kernel's loops: its reductions over all ranks, and the
+/* After a kernel's loops: exact sums rounded; with --mpi, its reductions over all ranks, and the
  * fields it wrote need their halos exchanged again before a read at an
  * offset. */
 void print_mpi_kernel_end(Buf *b, const IrProgram *p, const IrKernel *k)
 {
-  if (!p->mpi)
-    return;
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
     const char *rn = cname(p, r->name);
     int op = r->op == RED_SUM ? 0 : r->op == RED_MAX ? 1 : 2;
     if (red_exact(p, r))
-      buf_printf(b, "  %s = (%s)stn_mpi_xsum(&%s_x_);\n", rn, ctype(r->ty), r->name);
-    else
+      buf_printf(b, "  %s = (%s)%s(&%s_x_);\n", rn, ctype(r->ty), p->mpi ? "stn_mpi_xsum" : "stn_xsum_value", r->name);
+    else if (p->mpi)
       buf_printf(b, "  %s = stn_mpi_reduce_%s(%s, %d);\n", rn, r->ty == TY_INT ? "int" : r->ty == TY_FLOAT ? "float" : "double",
                  rn, op);
   }
-  for (int f = 0; f < p->fields.len; f++)
+  for (int f = 0; f < p->fields.len && p->mpi; f++)
     if (ir_stores_field(k, f))
       buf_printf(b, "  %s_.halo_ok = 0;\n", p->fields.data[f].name);
 }

@@ -47,3 +47,12 @@ if os.path.exists(os.path.join(build, 'tools', 'pngdump')):
 config.substitutions.append(('%pngdump', os.path.join(build, 'tools', 'pngdump')))
 if shutil.which('nvcc') or os.path.exists('/usr/local/cuda/bin/nvcc'):
     config.available_features.add('nvcc')
+
+# Distributed runs (stencilc --mpi): Open MPI's mpirun, and the MPI runtime built.
+mpirun = ['mpirun', '--oversubscribe', '--bind-to', 'none']
+if os.geteuid() == 0:
+    mpirun.append('--allow-run-as-root')
+config.substitutions.append(('%mpirun', ' '.join(mpirun)))
+config.substitutions.append(('%mpicheck', os.path.join(root, 'tests', 'tools', 'mpi-check.sh')))
+if shutil.which('mpirun') and os.path.exists(os.path.join(build, 'libstn_mpi.a')):
+    config.available_features.add('mpi')
