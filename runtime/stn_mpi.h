@@ -85,6 +85,13 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
 /* Waits for the messages and unpacks them into the ghost points. */
 void stn_mpi_end(stn_mpi_xch *x);
 
+/* A kernel wrote these fields: their ghost points are stale. */
+static inline void stn_mpi_wrote(stn_field *const *f, int n)
+{
+  for (int i = 0; i < n; i++)
+    f[i]->halo_ok = 0;
+}
+
 /* Reductions over all ranks (op: 0 sum, 1 max, 2 min). */
 double stn_mpi_reduce_double(double v, int op);
 float stn_mpi_reduce_float(float v, int op);

@@ -203,7 +203,7 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
     if (pr->lane && n->ref == pr->k->rank - 1)
       buf_printf(b, p->mpi ? "(%s0_ + %s + %d)" : "(%s%s + %d)", p->mpi ? index_name(n->ref) : "", index_name(n->ref),
                  pr->lane);
-    else if (p->mpi)
+    else if (p->mpi && pr->k) /* (boundary values get global indices) */
       buf_printf(b, "(%s0_ + %s)", index_name(n->ref), index_name(n->ref));
     else
       buf_puts(b, index_name(n->ref));
@@ -513,8 +513,21 @@ static void count_sides(unsigned dirs, int rank, int *faces, int *edges, int *co
 
 void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
 {
-  if (!p->mpi || !k->xch.len)
+  if (!p->mpi)
     return;
+  int wrote = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    if (ir_stores_field(k, f))
+      buf_printf(b, "%s&%s_", wrote++ ? ", " : arena_printf(p->arena, "/* kernel %s writes these: their ghost points go stale */\n"
+                                                                 "static stn_field *const %s_written_[] = { ", k->name, k->name),
+                 p->fields.data[f].name);
+  if (wrote)
+    buf_puts(b, " };\n");
+  if (!k->xch.len) {
+    if (wrote)
+      buf_puts(b, "\n");
+    return;
+  }
   buf_printf(b, "/* kernel %s, --mpi: the fields it reads at offsets, exchanged with the neighbouring ranks\n"
                 " * before it runs (reach below:above per dimension; the sides read) */\n", k->name);
   buf_printf(b, "static stn_mpi_xfield %s_xf_[] = {\n", k->name);
@@ -552,9 +565,11 @@ void print_mpi_kernel_end(Buf *b, const IrProgram *p, const IrKernel *k)
       buf_printf(b, "  %s = stn_mpi_reduce_%s(%s, %d);\n", rn, r->ty == TY_INT ? "int" : r->ty == TY_FLOAT ? "float" : "double",
                  rn, op);
   }
+  int wrote = 0;
   for (int f = 0; f < p->fields.len && p->mpi; f++)
-    if (ir_stores_field(k, f))
-      buf_printf(b, "  %s_.halo_ok = 0;\n", p->fields.data[f].name);
+    wrote += ir_stores_field(k, f);
+  if (wrote)
+    buf_printf(b, "  stn_mpi_wrote(%s_written_, %d);\n", k->name, wrote);
 }
 
 /* i_lo_, i_hi_, ... from the region's bounds, checked at run time when the
