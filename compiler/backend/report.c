@@ -154,6 +154,71 @@ static int register_estimate(const IrKernel *k)
   return est > 255 ? 255 : est;
 }
 
+/* --mpi: what the kernel exchanges, with whom, how many bytes, and whether
+ * it overlaps (the mpi pass's decisions). */
+static const char *dir_text(int rank, int e)
+{
+  static char buf[16];
+  char *s = buf;
+  int side[MAX_RANK];
+  for (int d = rank - 1, x = e; d >= 0; d--, x /= 3)
+    side[d] = x % 3 - 1;
+  for (int d = 0; d < rank; d++)
+    if (side[d])
+      s += sprintf(s, "%c%s", side[d] < 0 ? '-' : '+', index_name(d));
+  return buf;
+}
+
+static void mpi_text(FILE *f, const IrProgram *p, const IrKernel *k)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  fprintf(f, "  mpi:           ");
+  if (!k->xch.len) {
+    fprintf(f, "no exchange (it reads no field at an offset)\n");
+  } else {
+    fprintf(f, "before each call, exchanges");
+    for (int i = 0; i < k->xch.len; i++) {
+      const IrXField *x = &k->xch.data[i];
+      int sides[3] = { 0, 0, 0 };
+      for (int e = 0; e < 27; e++)
+        if (x->dirs >> e & 1) {
+          int nz = 0;
+          for (int d = 0, y = e; d < k->rank; d++, y /= 3)
+            nz += y % 3 != 1;
+          sides[nz - 1]++;
+        }
+      fprintf(f, "%s %s (halo", i ? ";" : "", p->fields.data[x->field].label);
+      for (int d = 0; d < k->rank; d++)
+        fprintf(f, " %d:%d", x->lo[d], x->hi[d]);
+      fprintf(f, ": %d faces, %d edges, %d corners)", sides[0], sides[1], sides[2]);
+    }
+    fprintf(f, ", when written since its last exchange; one message per neighbour\n");
+  }
+  fprintf(f, "    decomposition: %s on %d ranks as ", g->name, p->mpi_ranks);
+  for (int d = 0; d < g->rank; d++)
+    fprintf(f, "%s%d", d ? "x" : "", g->ranks[d]);
+  if (g->part[0]) {
+    fprintf(f, ", parts up to ");
+    for (int d = 0; d < g->rank; d++)
+      fprintf(f, "%s%ld", d ? "x" : "", g->part[d]);
+  }
+  fprintf(f, " at the params' defaults (at run time: MPI_Dims_create, or --ranks=PxQxR)\n");
+  if (k->xch.len && g->part[0]) {
+    double total = 0;
+    int msgs = 0;
+    fprintf(f, "    bytes sent per exchange:");
+    for (int e = 0; e < 27; e++)
+      if (k->xbytes[e] > 0) {
+        fprintf(f, " %s %.0f", dir_text(k->rank, e), k->xbytes[e]);
+        total += k->xbytes[e];
+        msgs++;
+      }
+    fprintf(f, "\n    exchange:    %.0f bytes in %d messages, %.1f us at %g GB/s (--link-bandwidth)\n", total, msgs,
+            total / (p->link_bw * 1e3), p->link_bw);
+  }
+  fprintf(f, "    overlap:     %s: %s\n", k->overlap && k->xch.len ? "yes" : "no", k->overlap_why);
+}
+
 static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, const IrProgram *gpu, int ki)
 {
   const IrKernel *k = cpu->kernels.data[ki], *kg = gpu->kernels.data[ki];
@@ -233,6 +298,8 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     }
   }
   vec_free(&loops);
+  if (cpu->mpi)
+    mpi_text(f, cpu, k);
   if (pts >= 0 && bytes > 0) {
     double sec = bytes * pts / (o->bandwidth * 1e9);
     fprintf(f, "  predicted:     %.4f ms per call at %.0f GB/s (its bytes over the bandwidth), %.1f GFLOPS\n", sec * 1e3,

@@ -226,6 +226,32 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
   for (int d = 0; d < k->rank; d++)
     fprintf(out, " [%%%d, %%%d)", k->lo[d], k->hi[d]);
   fprintf(out, "\n");
+  if (p->mpi) { /* the mpi pass: what is exchanged before the kernel */
+    for (int i = 0; i < k->xch.len; i++) {
+      const IrXField *x = &k->xch.data[i];
+      fprintf(out, "  exchange %s", p->fields.data[x->field].label);
+      for (int d = 0; d < k->rank; d++)
+        fprintf(out, " %d:%d", x->lo[d], x->hi[d]);
+      int sides[3] = { 0, 0, 0 };
+      for (int e = 0; e < 27; e++)
+        if (x->dirs >> e & 1) {
+          int nz = 0;
+          for (int d = 0, y = e; d < k->rank; d++, y /= 3)
+            nz += y % 3 != 1;
+          sides[nz - 1]++;
+        }
+      fprintf(out, " sides 0x%x  ; %d faces, %d edges, %d corners\n", x->dirs, sides[0], sides[1], sides[2]);
+    }
+    double total = 0;
+    int msgs = 0;
+    for (int e = 0; e < 27; e++)
+      if (k->xbytes[e] > 0)
+        total += k->xbytes[e], msgs++;
+    if (k->xch.len)
+      fprintf(out, "  ; sends %.0f bytes in %d messages per exchange, %.1f us at %g GB/s (the largest part of %d ranks)\n",
+              total, msgs, total / (p->link_bw * 1e3), p->link_bw, p->mpi_ranks);
+    fprintf(out, "  %s  ; %s\n", k->overlap && k->xch.len ? "overlap" : "no overlap", k->overlap_why);
+  }
   for (int i = 0; i < k->effects.len; i++) {
     const IrEffect *e = &k->effects.data[i];
     if (e->kind == EFF_STORE)
@@ -394,6 +420,16 @@ void ir_print_program(FILE *out, const IrProgram *p)
       fprintf(out, "[");
       print_host_expr(out, p, g->dims[d]);
       fprintf(out, "]");
+    }
+    if (p->mpi) {
+      fprintf(out, " ranks");
+      for (int d = 0; d < g->rank; d++)
+        fprintf(out, "%s%d", d ? "x" : " ", g->ranks[d]);
+      for (int d = 0, first = 1; d < g->rank; d++)
+        if (g->wrap[d]) {
+          fprintf(out, "%s%d", first ? " wrap " : ",", d);
+          first = 0;
+        }
     }
     fprintf(out, " halo");
     for (int d = 0; d < g->rank; d++)

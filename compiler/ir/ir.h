@@ -119,6 +119,7 @@ typedef struct IrKernel {
   /* decisions (mpi pass, --mpi) */
   Vec(IrXField) xch;       /* fields exchanged before the kernel runs */
   int overlap;             /* computes its interior while the halos travel */
+  double xbytes[27];       /* bytes a rank sends in direction e per exchange (the report's decomposition) */
   const char *overlap_why; /* one line: why it overlaps or not */
 } IrKernel;
 
@@ -134,6 +135,7 @@ typedef struct IrGrid {
    * time, the same way); wrap[d]: d is periodic, wrapped by the exchange
    * between ranks (periodic[] is then cleared: kernels read the halo) */
   int ranks[MAX_RANK], wrap[MAX_RANK];
+  long part[MAX_RANK];     /* the largest part's points per dimension then (0: sizes unknown) */
 } IrGrid;
 /* name: the C identifier (f_3_ for component 3 of f[9]); label: what
  * the user calls it (f[3]), for messages, --save and comments. */

@@ -107,6 +107,37 @@ static void exchanges(IrProgram *p, IrKernel *k)
   }
 }
 
+static size_t type_bytes(Type t) { return t == TY_DOUBLE ? 8 : 4; }
+
+/* What a rank with neighbours on every side sends per exchange, per
+ * direction, for the grid's largest part (stn_mpi.c's msg_box). */
+static void exchange_bytes(const IrProgram *p, IrKernel *k)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  int ndirs = k->rank == 1 ? 3 : k->rank == 2 ? 9 : 27;
+  for (int e = 0; e < ndirs; e++) {
+    int side[MAX_RANK], x = e, out = 0;
+    for (int d = k->rank - 1; d >= 0; d--, x /= 3)
+      side[d] = x % 3 - 1;
+    int back = 0;
+    for (int d = 0; d < k->rank; d++) {
+      back = back * 3 + (-side[d]) + 1;
+      out |= side[d] && g->ranks[d] == 1 && !g->wrap[d];   /* no neighbour there */
+    }
+    if (e == ndirs / 2 || out || !g->part[0])
+      continue;
+    for (int i = 0; i < k->xch.len; i++) {
+      const IrXField *xf = &k->xch.data[i];
+      if (!(xf->dirs >> back & 1))
+        continue;
+      double pts = 1;
+      for (int d = 0; d < k->rank; d++)
+        pts *= side[d] == 0 ? (double)g->part[d] : side[d] > 0 ? xf->lo[d] : xf->hi[d];
+      k->xbytes[e] += pts * (double)type_bytes(p->fields.data[xf->field].ty);
+    }
+  }
+}
+
 void pass_mpi(IrProgram *p, const PassOptions *o)
 {
   if (!o->mpi)
@@ -128,12 +159,21 @@ void pass_mpi(IrProgram *p, const PassOptions *o)
       gr->wrap[d] = gr->periodic[d];
       gr->periodic[d] = 0;
     }
+    for (int d = 0; d < gr->rank; d++) {
+      double n;
+      if (!ir_eval_default(p, &p->host, gr->dims[d], &n) || n < 1) {
+        gr->part[0] = 0;
+        break;
+      }
+      gr->part[d] = ((long)n + gr->ranks[d] - 1) / gr->ranks[d];
+    }
   }
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->overlap = !o->no_overlap;
     k->overlap_why = o->no_overlap ? "-fno-overlap: it waits for the halos, then computes" : NULL;
     exchanges(p, k);
+    exchange_bytes(p, k);
     if (k->xch.len && k->overlap)
       k->overlap_why = "its interior (the points whose reads stay on the rank) while the halos travel, then the shell";
   }
