@@ -1253,7 +1253,7 @@ void print_definitions(Printer *pr)
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
     /* Named as the user names it (f[3]): --save and --help use it. */
-    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0, 0 };\n", f->name, f->label, stn_type_of(f->ty),
+    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0, 0, 0 };\n", f->name, f->label, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
   }
   buf_puts(b, "static stn_field *stn_fields[] = {");

@@ -140,10 +140,13 @@ static void exchange_bytes(const IrProgram *p, IrKernel *k)
 
 void pass_mpi(IrProgram *p, const PassOptions *o)
 {
+  /* --deterministic-reductions on the CPU: exact sums, with or without
+   * --mpi, so the single-process program agrees with every rank count
+   * (CUDA combines block partials in a fixed order instead) */
+  p->mpi_exact = o->mpi_exact && o->target != TARGET_CUDA;
   if (!o->mpi)
     return;
   p->mpi = 1;
-  p->mpi_exact = o->mpi_exact;
   p->mpi_ranks = o->mpi_ranks[0] ? 1 : 4;
   p->link_bw = o->link_bw > 0 ? o->link_bw : 25.0;
   for (int d = 0; d < MAX_RANK && o->mpi_ranks[d]; d++)
