@@ -17,7 +17,8 @@
 #                      vec (points per thread x block shapes, by --profile;
 #                      VEC_ONLY=regex picks its lines), shapes (launch
 #                      shapes by the program's timer), harness
-#                      (bench/prefetch.cu, the hand-written lead)
+#                      (bench/prefetch.cu, the hand-written lead), mpi
+#                      (bench/mpi.sh: --mpi verified and timed; PARTS=)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -386,6 +387,8 @@ section_harness() {
   "$T/prefetch" 2>&1 | tee -a "$LOG/gpu.log"
 }
 
+section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
+
 if [ -n "${SECTIONS:-}" ]; then
   for sec in ${SECTIONS//,/ }; do "section_$sec"; done
   [ $fail = 0 ] && say "all verified" || say "FAILURES above"
@@ -676,5 +679,6 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
 done < <(cases)
 section_steps
 section_lib
+section_mpi
 [ $fail = 0 ] && say "all verified" || say "FAILURES above"
 exit $fail

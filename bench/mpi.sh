@@ -1,0 +1,221 @@
+#!/bin/bash
+# bench/mpi.sh: distributed runs (stencilc --mpi) on the GPU machine, in one
+# go; bench/gpu.sh runs it as its `mpi` section (SECTIONS=mpi).
+#
+#   usage: bench/mpi.sh
+#   env:   PARTS=a,b  only these of:
+#            verify   every example built --target=cuda --mpi under 1, 2
+#                     and 4 ranks sharing the GPUs, staged (STN_MPI_STAGED=1)
+#                     and the default path, against the single-process CPU
+#                     result (gpu.sh's tolerances: fields 1e-6 absolute,
+#                     reductions 1e-9 relative), -fno-overlap too, and
+#                     compute-sanitizer (memcheck) at 2 ranks
+#            overlap  Himeno M on 2 ranks of one GPU: time per sweep with
+#                     and without overlap, beside 1 rank, and --profile's
+#                     exchange table (pack, wait, unpack, flight, hidden)
+#            scale    with 2 or more GPUs: Himeno L and XL strong scaling,
+#                     L per GPU weak scaling, diffusion3d 1024^3 and lbm
+#                     16384^2 strong scaling, overlap on/off, staged; each
+#                     against 1 GPU of the same machine in the same call,
+#                     and the fields of the 2-GPU run against the 1-GPU
+#                     run's, bit for bit
+#          OUT=dir    where logs go
+#          GPUS=n     GPUs to use for scaling (default: all)
+#
+# Verification builds use -fmad=false (they round like the CPU); timing
+# builds use the defaults. Ratios only: a time alone means little here.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+export PATH=/usr/local/cuda/bin:$PATH
+export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+T=$(mktemp -d "${TMPDIR:-/tmp}/stn-mpi.XXXXXX")
+LOG=${OUT:-$T}
+mkdir -p "$LOG"
+fail=0
+say() { printf '%s\n' "$*" | tee -a "$LOG/mpi.log"; }
+want() { [ -z "${PARTS:-}" ] || [[ ",$PARTS," == *",$1,"* ]]; }
+MPIRUN="mpirun --oversubscribe --bind-to none"
+
+# ---- build ---------------------------------------------------------------
+# The MPI runtimes against this machine's MPI (stencilc itself may be
+# carried: it needs no MPI).
+command -v mpicc >/dev/null || { echo "mpi.sh: no mpicc here"; exit 2; }
+if [ ! -x build/stencilc ]; then
+  make all tools >"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; echo "mpi.sh: make failed"; exit 2; }
+fi
+mkdir -p build/runtime
+mpicc -O2 -g -fopenmp -Iruntime -c -o build/runtime/stn_mpi.o runtime/stn_mpi.c &&
+  ar rcs build/libstn_mpi.a build/runtime/stn_mpi.o || { echo "mpi.sh: libstn_mpi.a failed"; exit 2; }
+if [ -f runtime/stn_cuda_mpi.cu ]; then
+  nvcc -O2 -arch=sm_90 -ccbin mpicxx -Iruntime -c -o build/runtime/stn_cuda_mpi.o runtime/stn_cuda_mpi.cu &&
+    ar rcs build/libstn_cuda_mpi.a build/runtime/stn_cuda_mpi.o || { echo "mpi.sh: libstn_cuda_mpi.a failed"; exit 2; }
+fi
+ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+aware=$(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' | sed 's/.*://')
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}"
+
+# ---- verify --------------------------------------------------------------
+cases() {
+  cat <<'CASES'
+himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|rel:Gosa ::1e-9
+diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=15|f:float fn:float|rel:Total heat ::1e-9;rel:Peak ::1e-9
+jacobi2d|examples/jacobi2d.stn|--N=70 --M=90 --MAXIT=40|u:double uold:double|rel:Residual ::1e-9;rel:Iterations ::0
+lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=600|ux:float umag:float|rel:L2 error ::1e-6;rel:Mass change ::1e-3
+cg_poisson|examples/cg_poisson.stn|--N=24|x:double|abs:Iterations ::1;max:Relative residual ::1e-8;max:Solution error ::1e-7
+CASES
+}
+
+check_run() { # NAME OUT PREFIX FIELDS CHECKS EX -> ok 0/1
+  local ok=1
+  for f in $4; do
+    n=${f%%:*} ty=${f##*:}
+    build/tools/fieldcmp --type=$ty --atol=1e-6 "$3.$n" "$T/$6.cpu.$n" >"$T/cmp.txt" 2>&1 || { ok=0; cat "$T/cmp.txt" >>"$LOG/mpi.log"; }
+  done
+  IFS=';' read -ra cks <<<"$5"
+  for c in "${cks[@]}"; do
+    kind=${c%%:*} rest=${c#*:} label=${rest%:*} tol=${rest##*:}
+    case $kind in
+      rel) tests/tools/numcmp.sh "$label" "$tol" "$2" "$T/$6.cpu.out" >>"$LOG/mpi.log" 2>&1 || ok=0 ;;
+      abs) tests/tools/numcmp.sh --atol "$label" "$tol" "$2" "$T/$6.cpu.out" >>"$LOG/mpi.log" 2>&1 || ok=0 ;;
+      max) tests/tools/numcmp.sh --max "$label" "$tol" "$2" >>"$LOG/mpi.log" 2>&1 || ok=0 ;;
+    esac
+  done
+  echo $ok
+}
+
+if want verify; then
+  say ""
+  say "verify: --target=cuda --mpi against the single-process CPU result (fields 1e-6, reductions 1e-9):"
+  while IFS='|' read -r ex src args fields checks; do
+    build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" "$src" >"$T/b.log" 2>&1 ||
+      { cat "$T/b.log"; say "  $ex: CPU BUILD FAILED"; fail=1; continue; }
+    saves=""
+    for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
+    # shellcheck disable=SC2086
+    (cd "$T" && "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
+    for v in overlap no-overlap; do
+      fl=""
+      [ $v = no-overlap ] && fl="-fno-overlap"
+      # shellcheck disable=SC2086
+      build/stencilc --mpi --target=cuda $fl --cflags="-O3 -fmad=false" --build -o "$T/$ex.$v" "$src" >"$T/b.$ex.$v.log" 2>&1 ||
+        { cp "$T/b.$ex.$v.log" "$LOG/"; say "  $ex $v: BUILD FAILED"; fail=1; continue; }
+      line="  $ex $v:"
+      for np in 1 2 4; do
+        for path in staged default; do
+          [ $v = no-overlap ] && [ $path = default ] && continue
+          st=0; [ $path = staged ] && st=1
+          saves=""
+          for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$v.$np.${f%%:*}"; done
+          # shellcheck disable=SC2086
+          if ! (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np $np "$T/$ex.$v" $args $saves >"$T/$ex.$v.$np.out" 2>"$T/$ex.$v.$np.err"); then
+            line="$line np$np/$path RUN FAILED ($(grep -m1 error "$T/$ex.$v.$np.err"))"; fail=1; continue
+          fi
+          ok=$(check_run "$ex" "$T/$ex.$v.$np.out" "$T/$ex.$v.$np" "$fields" "$checks" "$ex")
+          [ "$ok" = 1 ] && line="$line np$np/$path ok" || { line="$line np$np/$path MISMATCH"; fail=1; }
+        done
+      done
+      say "$line"
+    done
+    if command -v compute-sanitizer >/dev/null; then
+      # shellcheck disable=SC2086
+      (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$ex.overlap" $args \
+         >"$T/$ex.san.out" 2>&1)
+      rc=$?
+      errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san.out")
+      say "  $ex memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
+      [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san.out" >>"$LOG/mpi.log"; }
+    fi
+  done < <(cases)
+fi
+
+# ---- overlap -------------------------------------------------------------
+# per sweep: the program's timer over ITERS sweeps (its "Time [s] :" line)
+sweep() { awk -v it="$2" '/^Time \[s\] :/ { printf "%.4f", 1e3 * $NF / it }' "$1"; }
+gflops() { awk '/^MFLOPS measured :/ { printf "%.1f", $NF / 1e3 }' "$1"; }
+
+if want overlap; then
+  say ""
+  say "overlap: Himeno M (129x129x257) on one GPU, 500 sweeps; ms per sweep by the program's timer (best of 3):"
+  build/stencilc --target=cuda --tb=1 --build -o "$T/h1" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
+  build/stencilc --mpi --target=cuda --build -o "$T/hov" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
+  build/stencilc --mpi --target=cuda -fno-overlap --build -o "$T/hno" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
+  M="--NI=129 --NJ=129 --NK=257 --ITERS=500"
+  best() { # CMD... -> best ms per sweep of 3
+    local b=""
+    for r in 1 2 3; do
+      # shellcheck disable=SC2068
+      CUDA_VISIBLE_DEVICES=0 $@ >"$T/o.out" 2>"$T/o.err" || { echo "FAILED"; return; }
+      t=$(sweep "$T/o.out" 500)
+      b=$(awk -v a="$b" -v t="$t" 'BEGIN { print (a == "" || t < a) ? t : a }')
+    done
+    echo "$b"
+  }
+  s1=$(best "$T/h1" $M)
+  m1=$(best $MPIRUN -np 1 "$T/hov" $M)
+  ov=$(best $MPIRUN -np 2 "$T/hov" $M --ranks=2)
+  no=$(best $MPIRUN -np 2 "$T/hno" $M --ranks=2)
+  say "  single process (no --mpi)        $s1 ms"
+  say "  --mpi, 1 rank                    $m1 ms ($(awk -v a="$s1" -v b="$m1" 'BEGIN { printf "%.3f", a / b }')x the single process)"
+  say "  --mpi, 2 ranks (slabs), overlap  $ov ms"
+  say "  --mpi, 2 ranks, -fno-overlap     $no ms (overlap is $(awk -v a="$no" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x faster)"
+  for b in hov hno; do
+    CUDA_VISIBLE_DEVICES=0 $MPIRUN -np 2 "$T/$b" $M --ranks=2 --profile >"$T/$b.prof.out" 2>"$T/$b.prof.err"
+    say "  --profile, $b:"
+    sed -n '/^kernel /,$p' "$T/$b.prof.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
+  done
+fi
+
+# ---- scaling ---------------------------------------------------------------
+if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
+  G=${GPUS:-$ngpu}
+  say ""
+  say "scaling on $G GPUs (one rank each), against 1 GPU of this machine in the same run; best of 2:"
+  build/stencilc --mpi --target=cuda --build -o "$T/hm" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
+  build/stencilc --mpi --target=cuda -fno-overlap --build -o "$T/hmno" examples/himeno.stn >"$T/b.log" 2>&1 || exit 1
+  build/stencilc --mpi --target=cuda --build -o "$T/dm" examples/diffusion3d.stn >"$T/b.log" 2>&1 || exit 1
+  build/stencilc --mpi --target=cuda --build -o "$T/lm" examples/lbm_d2q9.stn >"$T/b.log" 2>&1 || exit 1
+  run_best() { # NP PROG ARGS -> "ms gflops" best of 2 (lines: Time [s], MFLOPS)
+    local np=$1 prog=$2; shift 2
+    local bt="" bg=""
+    for r in 1 2; do
+      # shellcheck disable=SC2068
+      $MPIRUN -np "$np" "$prog" $@ >"$T/s.out" 2>"$T/s.err" || { echo "FAILED $(grep -m1 error "$T/s.err")"; return; }
+      t=$(awk '/^Time \[s\] :/ { print $NF }' "$T/s.out")
+      if [ -z "$bt" ] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then bt=$t; bg=$(gflops "$T/s.out"); fi
+    done
+    echo "$bt $bg"
+  }
+  row() { # LABEL NP1-RESULT NP-RESULT
+    say "$(printf '  %-44s 1 GPU %8.4f s %8s GFLOPS | %d GPUs %8.4f s %8s GFLOPS | speed-up %.3f, efficiency %.1f%%' "$1" \
+      ${2% *} ${2#* } "$G" ${3% *} ${3#* } "$(awk -v a="${2% *}" -v b="${3% *}" 'BEGIN { print a / b }')" \
+      "$(awk -v a="${2% *}" -v b="${3% *}" -v g="$G" 'BEGIN { print 100 * a / b / g }')")"
+  }
+  L="--NI=257 --NJ=257 --NK=513 --ITERS=200" XL="--NI=513 --NJ=513 --NK=1025 --ITERS=100"
+  for sz in L XL; do
+    a=${!sz}
+    one=$(run_best 1 "$T/hm" $a)
+    row "Himeno $sz strong, slabs, overlap" "$one" "$(run_best "$G" "$T/hm" $a --ranks=$G)"
+    row "Himeno $sz strong, slabs, -fno-overlap" "$one" "$(run_best "$G" "$T/hmno" $a --ranks=$G)"
+    row "Himeno $sz strong, slabs, staged" "$one" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hm" $a --ranks=$G)"
+  done
+  one=$(run_best 1 "$T/hm" $L)
+  wk=$(run_best "$G" "$T/hm" --NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=200 --ranks=$G)
+  say "$(printf '  %-44s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s | weak efficiency %.1f%%' "Himeno L per GPU, weak" \
+    ${one% *} "$G" $((256 * G + 1)) ${wk% *} "$(awk -v a="${one% *}" -v b="${wk% *}" 'BEGIN { print 100 * a / b }')")"
+  D="--N=1024 --STEPS=50"
+  row "diffusion3d 1024^3 strong" "$(run_best 1 "$T/dm" $D)" "$(run_best "$G" "$T/dm" $D --ranks=$G)"
+  LB="--NY=16384 --NX=16384 --STEPS=200"
+  row "lbm_d2q9 16384^2 strong" "$(run_best 1 "$T/lm" $LB)" "$(run_best "$G" "$T/lm" $LB --ranks=$G)"
+  # the same fields on 1 and G GPUs, bit for bit
+  (cd "$T" && $MPIRUN -np 1 "$T/hm" $L --ITERS=50 --save=p=p1.raw >/dev/null 2>&1 &&
+     $MPIRUN -np "$G" "$T/hm" $L --ITERS=50 --ranks=$G --save=p=pg.raw >/dev/null 2>&1 && cmp -s p1.raw pg.raw) &&
+    say "  Himeno L, 50 sweeps: p on $G GPUs identical to 1 GPU, bit for bit" ||
+    { say "  Himeno L: p on $G GPUs DIFFERS from 1 GPU"; fail=1; }
+fi
+
+say ""
+[ $fail = 0 ] && say "mpi.sh: all checks passed" || say "mpi.sh: SOME CHECKS FAILED (details in $LOG/mpi.log)"
+exit $fail
