@@ -86,6 +86,28 @@ void ir_verify(const IrProgram *p, const char *after)
       check(k->hi[d] >= 0 && k->hi[d] < k->nodes.len && k->nodes.data[k->hi[d]].ty == TY_INT, after, k->name,
             k->hi[d], "bad region bound");
     }
+    /* --mpi: an exchange is of a field the kernel loads, within the halo,
+     * and a kernel with loads at offsets exchanges them (passes/mpi.c) */
+    for (int i = 0; i < k->xch.len; i++) {
+      const IrXField *x = &k->xch.data[i];
+      check(x->field >= 0 && x->field < p->fields.len && ir_reads_field(k, x->field), after, k->name, -1,
+            "exchange of a field the kernel does not read");
+      for (int d = 0; d < k->rank; d++)
+        check(x->lo[d] <= g->halo_lo[d] && x->hi[d] <= g->halo_hi[d], after, k->name, -1,
+              "exchange wider than the grid's halo");
+      check(x->dirs != 0 && x->dirs < (1u << (k->rank == 3 ? 27 : k->rank == 2 ? 9 : 3)), after, k->name, -1,
+            "exchange of no side, or of a side the grid's rank has not");
+    }
+    for (int j = 0; j < k->nodes.len && p->mpi; j++) {
+        const IrNode *n = &k->nodes.data[j];
+        int off = 0;
+        for (int d = 0; d < k->rank && n->op == OP_LOAD; d++)
+          off |= n->off[d] != 0;
+        int found = !off;
+        for (int x = 0; x < k->xch.len && !found; x++)
+          found = k->xch.data[x].field == n->ref;
+        check(found, after, k->name, j, "a load at an offset of a field that is not exchanged");
+    }
     for (int i = 0; i < k->effects.len; i++) {
       const IrEffect *e = &k->effects.data[i];
       check(e->val >= 0 && e->val < k->nodes.len, after, k->name, e->val, "effect of an undefined value");
