@@ -219,6 +219,43 @@ static void mpi_text(FILE *f, const IrProgram *p, const IrKernel *k)
   fprintf(f, "    overlap:     %s: %s\n", k->overlap && k->xch.len ? "yes" : "no", k->overlap_why);
 }
 
+static void mpi_json(FILE *f, const IrProgram *p, const IrKernel *k)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  fprintf(f, ",\n     \"mpi\": {\"ranks\": %d, \"decomposition\": [", p->mpi_ranks);
+  for (int d = 0; d < g->rank; d++)
+    fprintf(f, "%s%d", d ? ", " : "", g->ranks[d]);
+  fprintf(f, "], \"exchanges\": [");
+  for (int i = 0; i < k->xch.len; i++) {
+    const IrXField *x = &k->xch.data[i];
+    int sides[3] = { 0, 0, 0 };
+    for (int e = 0; e < 27; e++)
+      if (x->dirs >> e & 1) {
+        int nz = 0;
+        for (int d = 0, y = e; d < k->rank; d++, y /= 3)
+          nz += y % 3 != 1;
+        sides[nz - 1]++;
+      }
+    fprintf(f, "%s{\"field\": ", i ? ", " : "");
+    json_str(f, p->fields.data[x->field].label);
+    fprintf(f, ", \"halo\": [");
+    for (int d = 0; d < k->rank; d++)
+      fprintf(f, "%s[%d, %d]", d ? ", " : "", x->lo[d], x->hi[d]);
+    fprintf(f, "], \"faces\": %d, \"edges\": %d, \"corners\": %d}", sides[0], sides[1], sides[2]);
+  }
+  fprintf(f, "], \"bytes_per_neighbour\": {");
+  double total = 0;
+  for (int e = 0, n = 0; e < 27; e++)
+    if (k->xbytes[e] > 0) {
+      fprintf(f, "%s\"%s\": %.0f", n++ ? ", " : "", dir_text(k->rank, e), k->xbytes[e]);
+      total += k->xbytes[e];
+    }
+  fprintf(f, "}, \"predicted_exchange_us\": %.3f, \"link_bandwidth_gbs\": %g, \"overlap\": %s, \"overlap_why\": ",
+          total / (p->link_bw * 1e3), p->link_bw, k->overlap && k->xch.len ? "true" : "false");
+  json_str(f, k->overlap_why);
+  fprintf(f, "}");
+}
+
 static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, const IrProgram *gpu, int ki)
 {
   const IrKernel *k = cpu->kernels.data[ki], *kg = gpu->kernels.data[ki];
@@ -255,8 +292,10 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     for (int i = 0; i < k->reds.len; i++)
       fprintf(f, " %s: %s %s", k->reds.data[i].op == RED_SUM ? "+" : k->reds.data[i].op == RED_MAX ? "max" : "min",
               type_name(k->reds.data[i].ty), k->reds.data[i].name);
-    fprintf(f, " (generated: %s)\n", "per thread, then per block by warp shuffles, then a fixed-order finish on the GPU; "
-                                     "an OpenMP reduction clause on the CPU");
+    fprintf(f, " (generated: %s%s)\n", "per thread, then per block by warp shuffles, then a fixed-order finish on the GPU; "
+                                       "an OpenMP reduction clause on the CPU",
+            !cpu->mpi ? "" : cpu->mpi_exact ? "; exact sums on the CPU, then over the ranks (bit-identical for any rank count)"
+                                            : "; then over the ranks by MPI_Allreduce");
   }
   fprintf(f, "  openmp:        parallel for over %s (static schedule), simd over %s\n", index_name(0),
           index_name(k->rank - 1));
@@ -409,6 +448,8 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     fprintf(f, "%.6f", bytes * pts / (o->bandwidth * 1e9) * 1e3);
   else
     fprintf(f, "null");
+  if (cpu->mpi)
+    mpi_json(f, cpu, k);
   fprintf(f, "}");
 }
 
