@@ -487,9 +487,6 @@ static void parse_options(Options *o, int argc, char **argv)
     check_per_kernel("--tb", o->pass.tb, tb_ok, "--tb=%s: give steps per pass from 1 to 8, 'auto', or KERNEL=N");
   if (o->emit && !streq(o->emit, "c") && !streq(o->emit, "ir") && !streq(o->emit, "ast") && !streq(o->emit, "lib"))
     bad_usage("unknown --emit kind '%s' (choose c, ir, ast or lib)", o->emit);
-  if (o->emit && streq(o->emit, "lib") && o->pass.mpi)
-    bad_usage("%s", "--emit=lib --mpi is not supported yet: a library's fields would be split over the ranks of a "
-                    "communicator your program owns (docs/mpi.md); build the library without --mpi");
   if (o->emit && streq(o->emit, "lib") && o->build)
     bad_usage("%s", "--emit=lib writes a header and a source file for your build; it does not --build");
   if (o->dump_after && !streq(o->dump_after, "all") && !streq(o->dump_after, "lower")) {

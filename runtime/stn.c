@@ -222,7 +222,7 @@ static void print_bytes(FILE *out, double b)
 
 void stn_prof_report(const stn_program *p)
 {
-  if (!stn_profiling)
+  if (!stn_profiling || stn_dist.rank != 0) /* distributed: rank 0's table */
     return;
   double run = stn_time() - run_t0;
   double bw = p->copy_bandwidth ? p->copy_bandwidth() : 0;

@@ -100,6 +100,35 @@ void stn_mpi_init(stn_program *p, int *argc, char ***argv)
   p->option_help = help;
 }
 
+static void finalize_at_exit(void)
+{
+  int done = 0;
+  MPI_Finalized(&done);
+  if (!done)
+    MPI_Finalize();
+}
+
+void stn_mpi_lib_init(stn_program *p)
+{
+  int inited = 0;
+  MPI_Initialized(&inited);
+  if (!inited) {
+    mpi_check(MPI_Init(NULL, NULL), "MPI_Init");
+    atexit(finalize_at_exit);
+  }
+  int argc = 0;
+  char **argv = NULL;
+  if (!stn_dist.abort)
+    stn_mpi_init(p, &argc, &argv);
+  stn_fatal_collective = 1;
+  const char *env = getenv("STN_RANKS");
+  if (env && *env) {
+    char arg[256];
+    snprintf(arg, sizeof arg, "--ranks=%s", env);
+    take_ranks_option(arg);
+  }
+}
+
 void stn_mpi_setup_done(void) { stn_fatal_collective = 0; }
 
 static int dir_index(int rank, const int *e)
@@ -129,9 +158,17 @@ static decomp *decomp_of(const stn_grid *g)
 void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
                        const int *halo_hi, const char *const *size_names, const int *periodic)
 {
-  if (ndecomps == (int)(sizeof decomps / sizeof decomps[0]))
-    stn_fatal("internal error: too many grids for the MPI runtime (a stencilc bug; please report it)");
-  decomp *dc = &decomps[ndecomps++];
+  /* a library's second context on the same grid reuses its communicator */
+  decomp *dc = NULL;
+  for (int i = 0; i < ndecomps && !dc; i++)
+    if (decomps[i].g == g)
+      dc = &decomps[i];
+  MPI_Comm old_cart = dc ? dc->cart : MPI_COMM_NULL;
+  if (!dc) {
+    if (ndecomps == (int)(sizeof decomps / sizeof decomps[0]))
+      stn_fatal("internal error: too many grids for the MPI runtime (a stencilc bug; please report it)");
+    dc = &decomps[ndecomps++];
+  }
   memset(dc, 0, sizeof *dc);
   dc->g = g;
   int dims[STN_MAX_RANK] = { 0, 0, 0 };
@@ -157,6 +194,8 @@ void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, c
   int periods[STN_MAX_RANK] = { 0, 0, 0 };
   for (int d = 0; d < rank; d++)
     periods[d] = periodic[d];
+  if (old_cart != MPI_COMM_NULL)
+    MPI_Comm_free(&old_cart);
   mpi_check(MPI_Cart_create(MPI_COMM_WORLD, rank, dims, periods, 0, &dc->cart), "MPI_Cart_create");
   MPI_Comm_set_errhandler(dc->cart, MPI_ERRORS_RETURN);
   mpi_check(MPI_Cart_coords(dc->cart, world_rank, rank, dc->coords), "MPI_Cart_coords");

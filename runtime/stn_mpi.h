@@ -29,6 +29,9 @@ extern "C" {
 
 /* Sets MPI up and reads --ranks=PxQxR out of argv (before stn_init). */
 void stn_mpi_init(stn_program *p, int *argc, char ***argv);
+/* Library mode (--emit=lib --mpi): MPI_Init unless the host program has
+ * called it (then MPI_Finalize at exit), --ranks from STN_RANKS=PxQxR. */
+void stn_mpi_lib_init(stn_program *p);
 /* stn_grid_init for this rank's part of the grid: decomposes it (after
  * --ranks, or MPI_Dims_create), checks that every part is at least as
  * thick as the halo, and allocates nothing. periodic[d]: dimension d wraps. */

@@ -1346,17 +1346,24 @@ void print_main_body(Printer *pr)
   free(lazy);
 }
 
+/* --mpi: the target's calls for a distributed program (output gathered on
+ * rank 0; MPI set up first and finished last), or t itself. */
+const CgTarget *cg_mpi_target(const IrProgram *p, const CgTarget *t, CgTarget *dist)
+{
+  if (!p->mpi)
+    return t;
+  *dist = *t;
+  dist->includes = arena_printf(p->arena, "%s#include \"stn_mpi.h\"\n", t->includes);
+  dist->field_write = t->mpi_field_write ? t->mpi_field_write : "stn_mpi_field_write";
+  dist->field_write_image = t->mpi_field_write_image ? t->mpi_field_write_image : "stn_mpi_field_write_image";
+  dist->finish = t->mpi_finish ? t->mpi_finish : "stn_mpi_finish";
+  return dist;
+}
+
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
 {
   CgTarget dist;
-  if (p->mpi) { /* output gathered on rank 0; MPI set up first and finished last */
-    dist = *t;
-    dist.includes = arena_printf(p->arena, "%s#include \"stn_mpi.h\"\n", t->includes);
-    dist.field_write = t->mpi_field_write ? t->mpi_field_write : "stn_mpi_field_write";
-    dist.field_write_image = t->mpi_field_write_image ? t->mpi_field_write_image : "stn_mpi_field_write_image";
-    dist.finish = t->mpi_finish ? t->mpi_finish : "stn_mpi_finish";
-    t = &dist;
-  }
+  t = cg_mpi_target(p, t, &dist);
   Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t };
   print_definitions(&pr);
   buf_puts(b, "int main(int argc, char **argv)\n{\n");

@@ -105,6 +105,8 @@ typedef struct CgTarget {
 } CgTarget;
 
 void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t);
+/* --mpi: t's distributed variant in *dist (returned), or t itself. */
+const CgTarget *cg_mpi_target(const IrProgram *p, const CgTarget *t, CgTarget *dist);
 /* The pieces of a program (cg_print_program) that library mode reuses
  * (cg_lib.c): everything before main; the grids and fields; main's body. */
 void print_definitions(Printer *pr);

@@ -87,6 +87,12 @@ static void print_header(Buf *h, const IrProgram *p, const char *pre, const CgTa
                 " * the number of points (-1: no such field), and the points copied out\n"
                 " * of it and into it, in C order (last index fastest), without halo,\n"
                 " * as int, float or double like the field. 0: done, -1: no such field. */\n");
+  if (p->mpi)
+    buf_printf(h, "/* --mpi: every call is collective (all ranks make it), and a field's\n"
+                  " * points, get and set are this rank's part of it: part gives where\n"
+                  " * it starts in the whole grid (lo) and its size (n), per dimension.\n"
+                  " * 0: done, -1: no such field. */\n"
+                  "int %s_part(const %s *ctx, const char *field, long lo[], long n[]);\n", pre, pre);
   buf_printf(h, "long %s_points(const %s *ctx, const char *field);\n", pre, pre);
   buf_printf(h, "int %s_get(%s *ctx, const char *field, void *dst);\n", pre, pre);
   buf_printf(h, "int %s_set(%s *ctx, const char *field, const void *src);\n", pre, pre);
@@ -105,6 +111,8 @@ static void print_header(Buf *h, const IrProgram *p, const char *pre, const CgTa
 
 void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, const char *header_name)
 {
+  CgTarget dist;
+  t = cg_mpi_target(p, t, &dist);
   const char *pre = prefix_of(p, header_name);
   print_header(h, p, pre, t);
   Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t };
@@ -149,6 +157,8 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
              pre, pre);
   buf_printf(b, "  ctx->params = params ? *params : %s_defaults();\n", pre);
   buf_printf(b, "  %s\n", t->lib_init);
+  if (p->mpi) /* MPI up (if the host has not done it), errors from every rank */
+    buf_puts(b, "  stn_mpi_lib_init(&stn_lib_program);\n");
   for (int i = 0; i < p->params.len; i++)
     buf_printf(b, "  %s = ctx->params.%s;\n", cname(p, p->params.data[i].name), cname(p, p->params.data[i].name));
   print_setup(&pr);
@@ -167,6 +177,17 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
     buf_puts(b, ";\n");
   }
   buf_puts(b, "  return -1;\n}\n\n");
+  if (p->mpi) {
+    buf_printf(b, "int %s_part(const %s *ctx, const char *field, long lo[], long n[])\n{\n", pre, pre);
+    buf_puts(b, "  const stn_field *f = field_(field);\n  if (!f)\n    return -1;\n");
+    for (int g = 0; g < p->grids.len; g++) {
+      buf_printf(b, "  if (f->grid == &%s) {\n    for (int d = 0; d < %d; d++) {\n", cname(p, p->grids.data[g].name),
+                 p->grids.data[g].rank);
+      buf_printf(b, "      lo[d] = ctx->grid_%d_.global_lo[d];\n      n[d] = ctx->grid_%d_.n[d];\n    }\n    return 0;\n  }\n",
+                 g, g);
+    }
+    buf_puts(b, "  return -1;\n}\n\n");
+  }
   for (int set = 0; set < 2; set++) {
     buf_printf(b, "int %s_%s(%s *ctx, const char *field, %svoid *%s)\n{\n", pre, set ? "set" : "get", pre, set ? "const " : "",
                set ? "src" : "dst");
