@@ -282,6 +282,22 @@ static void msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, i
   }
 }
 
+void stn_mpi_msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, int send, long *lo, long *hi)
+{
+  msg_box(g, xf, e, send, lo, hi);
+}
+
+MPI_Comm stn_mpi_xch_setup(stn_mpi_xch *x, int *nbr)
+{
+  decomp *dc = decomp_of(x->g);
+  if (!x->prof.calls++) {
+    x->next = xch_list;
+    xch_list = x;
+  }
+  memcpy(nbr, dc->nbr, sizeof dc->nbr);
+  return dc->cart;
+}
+
 static size_t box_points(const long *lo, const long *hi)
 {
   size_t n = 1;
@@ -333,6 +349,72 @@ static char *grow(char **buf, size_t *cap, size_t need)
   return *buf;
 }
 
+/* The parts of the local box [lo, hi) a kernel computes: everything at
+ * once, or with overlap (and an exchange pending) the interior first. */
+void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any, stn_mpi_parts *parts)
+{
+  const stn_grid *g = x->g;
+  decomp *dc = decomp_of(g);
+  int rank = g->rank;
+  parts->n = 1;
+  parts->wait = any ? 0 : -1;
+  for (int d = 0; d < STN_MAX_RANK; d++) {
+    parts->lo[0][d] = d < rank ? lo[d] : 0;
+    parts->hi[0][d] = d < rank ? hi[d] : 1;
+  }
+  if (!any || !x->overlap)
+    return;
+  /* interior: the points whose reads stay inside this rank's part, along
+   * every side that receives ghost points */
+  long in_lo[STN_MAX_RANK], in_hi[STN_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    int rlo = 0, rhi = 0;
+    for (int i = 0; i < x->nfields; i++) {
+      rlo = x->fields[i].lo[d] > rlo ? x->fields[i].lo[d] : rlo;
+      rhi = x->fields[i].hi[d] > rhi ? x->fields[i].hi[d] : rhi;
+    }
+    int face[STN_MAX_RANK] = { 0, 0, 0 };
+    face[d] = -1;
+    int has_lo = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
+    face[d] = 1;
+    int has_hi = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
+    in_lo[d] = lo[d] > (has_lo ? rlo : 0) ? lo[d] : (has_lo ? rlo : 0);
+    in_hi[d] = hi[d] < g->n[d] - (has_hi ? rhi : 0) ? hi[d] : g->n[d] - (has_hi ? rhi : 0);
+    if (in_hi[d] <= in_lo[d])
+      return; /* no interior: wait first */
+  }
+  /* part 0 the interior; then per dimension the slabs below and above it,
+   * over the interior of the dimensions before and the whole box after */
+  int np = 0;
+  for (int d = 0; d < STN_MAX_RANK; d++) {
+    parts->lo[np][d] = d < rank ? in_lo[d] : 0;
+    parts->hi[np][d] = d < rank ? in_hi[d] : 1;
+  }
+  np++;
+  for (int d = 0; d < rank; d++)
+    for (int side = 0; side < 2; side++) {
+      for (int c = 0; c < STN_MAX_RANK; c++) {
+        if (c >= rank) {
+          parts->lo[np][c] = 0;
+          parts->hi[np][c] = 1;
+        } else if (c < d) {
+          parts->lo[np][c] = in_lo[c];
+          parts->hi[np][c] = in_hi[c];
+        } else if (c > d) {
+          parts->lo[np][c] = lo[c];
+          parts->hi[np][c] = hi[c];
+        } else {
+          parts->lo[np][c] = side ? in_hi[c] : lo[c];
+          parts->hi[np][c] = side ? hi[c] : in_lo[c];
+        }
+      }
+      if (parts->hi[np][d] > parts->lo[np][d])
+        np++;
+    }
+  parts->n = np;
+  parts->wait = 1;
+}
+
 void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts)
 {
   const stn_grid *g = x->g;
@@ -349,13 +431,7 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
   }
   x->pending = any;
   x->nreq = 0;
-  /* the parts: everything at once, or the interior first */
-  parts->n = 1;
-  parts->wait = any ? 0 : -1;
-  for (int d = 0; d < STN_MAX_RANK; d++) {
-    parts->lo[0][d] = d < rank ? lo[d] : 0;
-    parts->hi[0][d] = d < rank ? hi[d] : 1;
-  }
+  stn_mpi_split(x, lo, hi, any, parts);
   if (!any)
     return;
   x->prof.exchanges++;
@@ -416,57 +492,6 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
   double t1 = stn_time();
   x->prof.pack += t1 - t0;
   x->t_post = t1;
-  if (!x->overlap)
-    return;
-  /* interior: the points whose reads stay inside this rank's part, along
-   * every side that receives ghost points */
-  long in_lo[STN_MAX_RANK], in_hi[STN_MAX_RANK];
-  for (int d = 0; d < rank; d++) {
-    int rlo = 0, rhi = 0;
-    for (int i = 0; i < x->nfields; i++) {
-      rlo = x->fields[i].lo[d] > rlo ? x->fields[i].lo[d] : rlo;
-      rhi = x->fields[i].hi[d] > rhi ? x->fields[i].hi[d] : rhi;
-    }
-    int face[STN_MAX_RANK] = { 0, 0, 0 };
-    face[d] = -1;
-    int has_lo = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
-    face[d] = 1;
-    int has_hi = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
-    in_lo[d] = lo[d] > (has_lo ? rlo : 0) ? lo[d] : (has_lo ? rlo : 0);
-    in_hi[d] = hi[d] < g->n[d] - (has_hi ? rhi : 0) ? hi[d] : g->n[d] - (has_hi ? rhi : 0);
-    if (in_hi[d] <= in_lo[d])
-      return; /* no interior: wait first */
-  }
-  /* part 0 the interior; then per dimension the slabs below and above it,
-   * over the interior of the dimensions before and the whole box after */
-  int np = 0;
-  for (int d = 0; d < STN_MAX_RANK; d++) {
-    parts->lo[np][d] = d < rank ? in_lo[d] : 0;
-    parts->hi[np][d] = d < rank ? in_hi[d] : 1;
-  }
-  np++;
-  for (int d = 0; d < rank; d++)
-    for (int side = 0; side < 2; side++) {
-      for (int c = 0; c < STN_MAX_RANK; c++) {
-        if (c >= rank) {
-          parts->lo[np][c] = 0;
-          parts->hi[np][c] = 1;
-        } else if (c < d) {
-          parts->lo[np][c] = in_lo[c];
-          parts->hi[np][c] = in_hi[c];
-        } else if (c > d) {
-          parts->lo[np][c] = lo[c];
-          parts->hi[np][c] = hi[c];
-        } else {
-          parts->lo[np][c] = side ? in_hi[c] : lo[c];
-          parts->hi[np][c] = side ? hi[c] : in_lo[c];
-        }
-      }
-      if (parts->hi[np][d] > parts->lo[np][d])
-        np++;
-    }
-  parts->n = np;
-  parts->wait = 1;
 }
 
 void stn_mpi_end(stn_mpi_xch *x)

@@ -88,6 +88,17 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
 /* Waits for the messages and unpacks them into the ghost points. */
 void stn_mpi_end(stn_mpi_xch *x);
 
+/* For the CUDA runtime's exchange (stn_cuda_mpi.cu), which packs on the
+ * device with the same messages: x's grid's communicator and its
+ * neighbour in each direction (MPI_PROC_NULL: none), x registered for the
+ * profile; the box of points of field xf a message in direction e carries
+ * (send: this rank's points the neighbour there reads; else the ghost
+ * points on side e); and the parts stn_mpi_begin splits [lo, hi) into
+ * (any: an exchange is pending). */
+MPI_Comm stn_mpi_xch_setup(stn_mpi_xch *x, int *nbr);
+void stn_mpi_msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, int send, long *lo, long *hi);
+void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any, stn_mpi_parts *parts);
+
 /* A kernel wrote these fields: their ghost points are stale. */
 static inline void stn_mpi_wrote(stn_field *const *f, int n)
 {
