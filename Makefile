@@ -111,6 +111,22 @@ $(B)/runtime/stn_cuda.o: runtime/stn_cuda.cu runtime/stn_cuda.h runtime/stn.h
 $(B)/libstn_cuda.a: $(B)/runtime/stn_cuda.o
 	ar rcs $@ $^
 
+# Distributed runs on GPUs (--mpi --target=cuda), when nvcc and Open MPI's
+# wrappers are both there: built with MPI's C++ compiler as nvcc's host
+# compiler, as the programs are.
+MPICXX ?= $(shell command -v mpicxx)
+ifneq ($(NVCC),)
+ifneq ($(MPICC),)
+all: $(B)/libstn_cuda_mpi.a
+endif
+endif
+$(B)/runtime/stn_cuda_mpi.o: runtime/stn_cuda_mpi.cu runtime/stn_cuda.h runtime/stn_mpi.h runtime/stn.h
+	@mkdir -p $(B)/runtime
+	$(NVCC) -O2 -arch=sm_90 -ccbin $(or $(MPICXX),mpicxx) -Iruntime -c -o $@ $<
+
+$(B)/libstn_cuda_mpi.a: $(B)/runtime/stn_cuda_mpi.o
+	ar rcs $@ $^
+
 # Grammar in grammar/ is extracted from the bison file; the test checks it is current.
 grammar/stencil.bnf: compiler/front/parser.y tools/extract-grammar.sh
 	tools/extract-grammar.sh $< > $@
@@ -144,13 +160,14 @@ install: all
 	$(SUBST) tools/install/stencilcConfig.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfig.cmake
 	$(SUBST) tools/install/stencilcConfigVersion.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfigVersion.cmake
 	if [ -f $(B)/libstn_mpi.a ]; then install -m 644 $(B)/libstn_mpi.a $(I)/lib/libstn_mpi.a; fi
+	if [ -f $(B)/libstn_cuda_mpi.a ]; then install -m 644 $(B)/libstn_cuda_mpi.a $(I)/lib/libstn_cuda_mpi.a; fi
 	if [ -f $(B)/libstn_cuda.a ]; then \
 	  install -m 644 $(B)/libstn_cuda.a $(I)/lib/libstn_cuda.a && \
 	  $(SUBST) tools/install/stencilc-cuda.pc.in > $(I)/lib/pkgconfig/stencilc-cuda.pc; fi
 	@echo "installed stencilc $(VERSION) in $(I)"
 
 uninstall:
-	rm -f $(I)/bin/stencilc $(I)/lib/libstn.a $(I)/lib/libstn_cuda.a $(I)/lib/libstn_mpi.a $(I)/share/man/man1/stencilc.1 \
+	rm -f $(I)/bin/stencilc $(I)/lib/libstn.a $(I)/lib/libstn_cuda.a $(I)/lib/libstn_mpi.a $(I)/lib/libstn_cuda_mpi.a $(I)/share/man/man1/stencilc.1 \
 	  $(I)/lib/pkgconfig/stencilc.pc $(I)/lib/pkgconfig/stencilc-cuda.pc
 	rm -rf $(I)/include/stencilc $(I)/lib/cmake/stencilc
 

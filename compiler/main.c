@@ -560,14 +560,22 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
   const char *mpicxx = getenv("MPICXX") ? getenv("MPICXX") : "mpicxx";
   if (o->pass.mpi && !mpi_ready(mpicxx, lib))
     return 1;
+  char cuda_mpi[4200];
+  snprintf(cuda_mpi, sizeof cuda_mpi, "%s/libstn_cuda_mpi.a", lib);
+  if (o->pass.mpi && access(cuda_mpi, R_OK) != 0) {
+    fprintf(stderr, "stencilc: error: --mpi --target=cuda needs the CUDA MPI runtime %s, which was not built (nvcc "
+                    "or Open MPI was missing when stencilc was built); install both and run make again\n", cuda_mpi);
+    return 1;
+  }
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
              o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
   if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a */
     buf_free(&cmd);
-    buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' '%s/libstn.a' %s",
-               nvcc, mpicxx, o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, lib,
-               STN_LINK_LIBS);
+    buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
+                     "'%s/libstn.a' %s",
+               nvcc, mpicxx, o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
+               lib, lib, STN_LINK_LIBS);
   }
   int rc = system(cmd.s);
   if (rc != 0)

@@ -395,15 +395,14 @@ void stn_cuda_field_set(stn_field *f, const void *src)
   free(h.mem);
 }
 
-void stn_cuda_finish(stn_program *p)
+void stn_cuda_drain(void)
 {
   stn_cuda_sync();
   prof_harvest();
-  const char *field, *path;
-  for (int s = 0; stn_save_request(s, &field, &path); s++)
-    for (int i = 0; i < p->nfields; i++)
-      if (strcmp(p->fields[i]->name, field) == 0)
-        stn_cuda_field_write(p->fields[i], path);
+}
+
+void stn_cuda_release(stn_program *p)
+{
   for (int i = 0; i < p->nfields; i++) {
     STN_CUDA_CHECK(cudaFree(p->fields[i]->mem));
     p->fields[i]->mem = p->fields[i]->origin = NULL;
@@ -412,6 +411,17 @@ void stn_cuda_finish(stn_program *p)
   stage1 = NULL;
   /* stn_finish's host-side work (the --save list) without freeing fields twice. */
   p->nfields = 0;
+}
+
+void stn_cuda_finish(stn_program *p)
+{
+  stn_cuda_drain();
+  const char *field, *path;
+  for (int s = 0; stn_save_request(s, &field, &path); s++)
+    for (int i = 0; i < p->nfields; i++)
+      if (strcmp(p->fields[i]->name, field) == 0)
+        stn_cuda_field_write(p->fields[i], path);
+  stn_cuda_release(p);
   stn_finish(p);
 }
 

@@ -188,6 +188,52 @@ void stn_cuda_field_fill_halo(stn_field *f, double (*value)(long i, long j, long
 void stn_cuda_field_write(const stn_field *f, const char *path);
 void stn_cuda_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 void stn_cuda_finish(stn_program *p);
+/* stn_cuda_finish in two steps, for stn_cuda_mpi_finish: wait for the
+ * device (pending results delivered, the profile's events read); then free
+ * every field's device memory and the runtime's buffers (p->nfields
+ * becomes 0, so that stn_finish frees nothing twice). */
+void stn_cuda_drain(void);
+void stn_cuda_release(stn_program *p);
+
+/* ---- distributed runs (stencilc --mpi: stn_cuda_mpi.cu, libstn_cuda_mpi.a,
+ * with stn_mpi.h) -------------------------------------------------------
+ * stn_cuda_mpi_init, after stn_init: this rank's GPU, the node-local rank
+ * (MPI_COMM_TYPE_SHARED) modulo the GPUs it sees, set before the device is
+ * first used (several ranks may share one), then stn_cuda_init; write and
+ * --save gather through stn_mpi_field_write, which copies device fields
+ * through stn_mpi_host_copy.
+ *
+ * The halo exchange of stn_mpi_begin/stn_mpi_end on device fields, with
+ * the same messages (tags, neighbours, boxes, one message per neighbour):
+ * stn_cuda_mpi_begin posts the receives and enqueues the packing of the
+ * stale fields on the runtime's own exchange stream (a kernel copying
+ * boxes of fields into one dense device buffer, after the launches that
+ * wrote them), and splits [lo, hi) into parts like stn_mpi_begin;
+ * stn_cuda_mpi_end, before part `wait`, waits for the packing, sends,
+ * waits for the messages, unpacks (a kernel) and makes the default stream
+ * wait for that, so that the launches after it read the new ghost points.
+ * Messages go device to device when the MPI library says at run time that
+ * it is CUDA-aware (MPIX_Query_cuda_support), otherwise through pinned host
+ * buffers with asynchronous copies on the exchange stream; STN_MPI_STAGED=1
+ * forces staging.
+ *
+ * Reductions under --mpi are synchronous: stn_cuda_mpi_red_init fills
+ * vals (nparts x nred) with the identities, each part's launch delivers
+ * its results into its row, and stn_cuda_mpi_red_done waits for the device
+ * (stn_cuda_sync), combines the rows in order, then over the ranks
+ * (MPI_Allreduce), and delivers to dst. stn_cuda_mpi_finish: the profile
+ * (rank 0) and the gathered --save while the fields are on the device,
+ * then their memory freed and MPI finalized (stn_mpi_finish). */
+struct stn_mpi_xch;
+struct stn_mpi_parts;
+void stn_cuda_mpi_init(stn_program *p);
+void stn_cuda_mpi_begin(struct stn_mpi_xch *x, const long *lo, const long *hi, struct stn_mpi_parts *parts);
+void stn_cuda_mpi_end(struct stn_mpi_xch *x);
+void stn_cuda_mpi_red_init(double *vals, int nparts, int nred, const int *ops);
+void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
+                           const stn_type *dst_type);
+void stn_cuda_mpi_finish(stn_program *p);
+
 /* Library mode (stn.h): the device check, and device fields' points copied
  * through the host; stn_cuda_lib_finish delivers pending results, prints
  * the profile when asked, and releases the reductions' buffers. */

@@ -1,0 +1,445 @@
+/* stn_cuda_mpi.cu: distributed runs on GPUs (stencilc --mpi --target=cuda;
+ * libstn_cuda_mpi.a, built with nvcc -ccbin mpicxx). It owns what the GPU
+ * changes about a distributed run: the choice of a rank's GPU, the halo
+ * exchange of device fields (packing kernels, the exchange stream, staged
+ * or CUDA-aware messages), reductions combined over the parts and the
+ * ranks, and the finish. What is exchanged with whom, the messages' boxes
+ * and the parts a kernel computes come from stn_mpi.c, so a GPU rank sends
+ * exactly the messages a CPU rank would. See stn_cuda.h (distributed runs)
+ * and stn_mpi.h. */
+#include "stn_cuda.h"
+#include "stn_mpi.h"
+#if defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI's extensions: MPIX_Query_cuda_support */
+#endif
+#endif
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mpi_check(int err, const char *what)
+{
+  if (err == MPI_SUCCESS)
+    return;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(err, msg, &len);
+  stn_fatal("MPI: %s failed: %s", what, msg);
+}
+
+/* ---- one GPU per rank ------------------------------------------------------ */
+
+/* stn_mpi_host_copy: a device field's points for the gather. */
+static void host_points(const stn_field *f, void *dense) { stn_cuda_field_get(f, dense); }
+
+void stn_cuda_mpi_init(stn_program *p)
+{
+  /* a GPU missing or failing on one node is that rank's own error */
+  const int collective = stn_fatal_collective;
+  stn_fatal_collective = 0;
+  MPI_Comm node;
+  mpi_check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node),
+            "MPI_Comm_split_type (the ranks on this node, to choose a GPU)");
+  int local = 0, nlocal = 1;
+  mpi_check(MPI_Comm_rank(node, &local), "MPI_Comm_rank (on this node)");
+  mpi_check(MPI_Comm_size(node, &nlocal), "MPI_Comm_size (on this node)");
+  mpi_check(MPI_Comm_free(&node), "MPI_Comm_free");
+  int n = 0;
+  if (cudaGetDeviceCount(&n) == cudaSuccess && n > 0) {
+    const cudaError_t err = cudaSetDevice(local % n);
+    if (err != cudaSuccess)
+      stn_fatal("cannot use GPU %d (this node's rank %d of %d, %d GPU%s visible): %s; check nvidia-smi and "
+                "CUDA_VISIBLE_DEVICES", local % n, local, nlocal, n, n == 1 ? "" : "s", cudaGetErrorString(err));
+  } else {
+    cudaGetLastError(); /* stn_cuda_init says what is missing */
+  }
+  stn_cuda_init(p);
+  stn_fatal_collective = collective;
+  stn_mpi_host_copy = host_points;
+}
+
+/* ---- halo exchange on the device ---------------------------------------------
+ * One exchange at a time (a wrapper's begin and end are not interleaved
+ * with another's). The stale fields' boxes of every message go into one
+ * dense device buffer each way, messages one after another, each box
+ * padded to 8 bytes (the same on both ends: the boxes match). */
+
+/* A box of a field in the dense buffer: dimensions padded in front to 3,
+ * so that the last is contiguous (st[2] = 1). */
+typedef struct xbox {
+  char *base; /* element (0, 0, 0) of the field */
+  long off;   /* bytes into the buffer */
+  long lo[3], n[3], st[3];
+  int es;
+} xbox;
+
+/* Boxes per copy launch: they travel as its parameter (3 KB of the 4 KB
+ * a launch's parameters may take). */
+enum { XBOXES = 32 };
+typedef struct xboxes { xbox b[XBOXES]; } xboxes;
+
+/* Copies each box (block row blockIdx.y) between its field and the buffer. */
+__global__ static void xcopy_kernel(xboxes boxes, char *buf, int pack)
+{
+  const xbox x = boxes.b[blockIdx.y];
+  const long n12 = x.n[1] * x.n[2], total = x.n[0] * n12;
+  for (long t = blockIdx.x * (long)blockDim.x + threadIdx.x; t < total; t += (long)gridDim.x * blockDim.x) {
+    const long a = t / n12, rest = t - a * n12, b = rest / x.n[2], c = rest - b * x.n[2];
+    const long at = (x.lo[0] + a) * x.st[0] + (x.lo[1] + b) * x.st[1] + (x.lo[2] + c) * x.st[2];
+    if (x.es == 8) {
+      unsigned long long *f = (unsigned long long *)x.base + at, *d = (unsigned long long *)(buf + x.off) + t;
+      if (pack)
+        *d = *f;
+      else
+        *f = *d;
+    } else {
+      unsigned *f = (unsigned *)x.base + at, *d = (unsigned *)(buf + x.off) + t;
+      if (pack)
+        *d = *f;
+      else
+        *f = *d;
+    }
+  }
+}
+
+static struct {
+  int ready, aware, used;
+  cudaStream_t stream;        /* the exchange's own, non-blocking, highest priority */
+  cudaEvent_t written;        /* default stream: the launches before the exchange are done */
+  cudaEvent_t packed;         /* the send buffer is filled (on the host too when staged) */
+  cudaEvent_t unpacked;       /* the ghost points are written; the receive buffers are free */
+  cudaEvent_t computing;      /* default stream, at stn_cuda_mpi_end: the launches before it (the interior) */
+  int unpack_pending;         /* unpacked recorded and not yet waited for by the host */
+  char *dsend, *drecv, *hsend, *hrecv;   /* device buffers; pinned host ones when staged */
+  size_t dsend_cap, drecv_cap, hsend_cap, hrecv_cap;
+  xbox *box;                  /* this exchange's boxes: the sends, then the receives */
+  int nbox, capbox, nsend;
+  size_t soff[STN_MPI_DIRS], sbytes[STN_MPI_DIRS], roff[STN_MPI_DIRS], rbytes[STN_MPI_DIRS], stotal, rtotal;
+  MPI_Comm cart;
+  int nbr[STN_MPI_DIRS];
+} ex;
+
+/* Device to device through MPI, unless the library is not CUDA-aware at
+ * run time or STN_MPI_STAGED=1 asks for staging through the host. */
+static int cuda_aware(void)
+{
+  const char *staged = getenv("STN_MPI_STAGED");
+  if (staged && *staged && strcmp(staged, "0") != 0)
+    return 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return 0;
+#endif
+}
+
+static void setup(void)
+{
+  if (ex.ready)
+    return;
+  int least = 0, greatest = 0;
+  STN_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  /* its own stream, so that packing runs beside the interior's launch;
+   * the highest priority, so that it is not queued behind its blocks */
+  STN_CUDA_CHECK(cudaStreamCreateWithPriority(&ex.stream, cudaStreamNonBlocking, greatest));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.written, cudaEventDisableTiming));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.packed, cudaEventDisableTiming));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.unpacked, cudaEventDisableTiming));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.computing, cudaEventDisableTiming));
+  ex.aware = cuda_aware();
+  ex.ready = 1;
+}
+
+static char *grow(char **buf, size_t *cap, size_t need, int host, const char *what)
+{
+  if (need <= *cap)
+    return *buf;
+  if (*buf)
+    STN_CUDA_CHECK(host ? cudaFreeHost(*buf) : cudaFree(*buf));
+  *buf = NULL;
+  *cap = 0;
+  const cudaError_t err = host ? cudaHostAlloc((void **)buf, need, cudaHostAllocDefault) : cudaMalloc((void **)buf, need);
+  if (err != cudaSuccess)
+    stn_fatal("cannot allocate %zu bytes of %s memory for the halo exchange's %s buffer (%s); use more ranks or a "
+              "smaller grid", need, host ? "pinned host" : "GPU", what, cudaGetErrorString(err));
+  *cap = need;
+  return *buf;
+}
+
+static int dir_index(int rank, const int *e)
+{
+  int idx = 0;
+  for (int d = 0; d < rank; d++)
+    idx = idx * 3 + e[d] + 1;
+  return idx;
+}
+
+static void dir_of(int rank, int idx, int *e)
+{
+  for (int d = rank - 1; d >= 0; d--) {
+    e[d] = idx % 3 - 1;
+    idx /= 3;
+  }
+}
+
+/* Appends field f's box [lo, hi) at byte off of the buffer; its padded size. */
+static size_t add_box(const stn_field *f, const long *lo, const long *hi, size_t off)
+{
+  const stn_grid *g = f->grid;
+  xbox x;
+  memset(&x, 0, sizeof x);
+  x.base = (char *)f->origin;
+  x.off = (long)off;
+  x.es = (int)stn_type_size(f->type);
+  const int shift = STN_MAX_RANK - g->rank;
+  long points = 1;
+  for (int c = 0; c < STN_MAX_RANK; c++)
+    x.n[c] = 1;
+  for (int d = 0; d < g->rank; d++) {
+    x.lo[d + shift] = lo[d];
+    x.n[d + shift] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+    x.st[d + shift] = g->stride[d];
+    points *= x.n[d + shift];
+  }
+  if (!points)
+    return 0;
+  if (ex.nbox == ex.capbox) {
+    ex.capbox = ex.capbox ? 2 * ex.capbox : 64;
+    ex.box = (xbox *)realloc(ex.box, sizeof *ex.box * (size_t)ex.capbox);
+    if (!ex.box)
+      stn_fatal("out of memory (the halo exchange's list of boxes)");
+  }
+  ex.box[ex.nbox++] = x;
+  return ((size_t)points * (size_t)x.es + 7) & ~(size_t)7;
+}
+
+/* The boxes of x's stale fields in its messages, in stn_mpi_begin's
+ * order (direction, then field): send, what each neighbour reads of this
+ * rank's points; else the ghost points each neighbour fills. Each
+ * message's offset and size in the buffer; returns the buffer's size. */
+static size_t plan(const stn_mpi_xch *x, int send, size_t *off, size_t *bytes)
+{
+  const stn_grid *g = x->g;
+  const int rank = g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
+  size_t total = 0;
+  for (int e = 0; e < STN_MPI_DIRS; e++) {
+    off[e] = total;
+    bytes[e] = 0;
+    if (e >= ndirs || e == ndirs / 2 || ex.nbr[e] == MPI_PROC_NULL)
+      continue;
+    int dir[STN_MAX_RANK], back[STN_MAX_RANK];
+    dir_of(rank, e, dir);
+    for (int d = 0; d < rank; d++)
+      back[d] = -dir[d];
+    /* the ghost side the reader reads: the neighbour's side -e, or ours e */
+    const int side = send ? dir_index(rank, back) : e;
+    for (int i = 0; i < x->nfields; i++)
+      if (x->sel[i] && (x->fields[i].dirs >> side & 1)) {
+        long lo[STN_MAX_RANK], hi[STN_MAX_RANK];
+        stn_mpi_msg_box(g, &x->fields[i], dir, send, lo, hi);
+        total += add_box(x->fields[i].f, lo, hi, total);
+      }
+    bytes[e] = total - off[e];
+    if (bytes[e] > (size_t)INT_MAX)
+      stn_fatal("kernel %s: a halo message of %zu bytes is more than MPI's count of %d allows; use more ranks",
+                x->kernel, bytes[e], INT_MAX);
+  }
+  return total;
+}
+
+/* Enqueues the copies of n boxes between their fields and buf on the
+ * exchange stream. */
+static void copy_boxes(const xbox *box, int n, char *buf, int pack)
+{
+  for (int first = 0; first < n; first += XBOXES) {
+    xboxes chunk;
+    memset(&chunk, 0, sizeof chunk);
+    const int m = n - first < XBOXES ? n - first : XBOXES;
+    long most = 0;
+    for (int j = 0; j < m; j++) {
+      chunk.b[j] = box[first + j];
+      const long points = box[first + j].n[0] * box[first + j].n[1] * box[first + j].n[2];
+      most = points > most ? points : most;
+    }
+    const dim3 block(256), grid((unsigned)((most + 255) / 256 < 1024 ? (most + 255) / 256 : 1024), (unsigned)m);
+    xcopy_kernel<<<grid, block, 0, ex.stream>>>(chunk, buf, pack);
+    const cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess)
+      stn_fatal("the halo exchange's %s kernel failed to launch (%d boxes, grid %ux%u, block %u): %s",
+                pack ? "packing" : "unpacking", m, grid.x, grid.y, block.x, cudaGetErrorString(err));
+  }
+}
+
+void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts)
+{
+  setup();
+  ex.cart = stn_mpi_xch_setup(x, ex.nbr);
+  const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
+  int any = 0;
+  for (int i = 0; i < x->nfields; i++) {
+    x->sel[i] = !x->fields[i].f->halo_ok;
+    any |= x->sel[i];
+  }
+  x->pending = any;
+  x->nreq = 0;
+  stn_mpi_split(x, lo, hi, any, parts);
+  if (!any)
+    return;
+  x->prof.exchanges++;
+  ex.used = 1;
+  const double t0 = stn_time();
+  x->t_post = t0;
+  /* the last exchange's unpacking reads the receive buffers these messages fill */
+  if (ex.unpack_pending) {
+    STN_CUDA_CHECK(cudaEventSynchronize(ex.unpacked));
+    ex.unpack_pending = 0;
+  }
+  ex.nbox = 0;
+  ex.stotal = plan(x, 1, ex.soff, ex.sbytes);
+  ex.nsend = ex.nbox;
+  ex.rtotal = plan(x, 0, ex.roff, ex.rbytes);
+  grow(&ex.dsend, &ex.dsend_cap, ex.stotal, 0, "send");
+  grow(&ex.drecv, &ex.drecv_cap, ex.rtotal, 0, "receive");
+  if (!ex.aware) {
+    grow(&ex.hsend, &ex.hsend_cap, ex.stotal, 1, "send");
+    grow(&ex.hrecv, &ex.hrecv_cap, ex.rtotal, 1, "receive");
+  }
+  char *rbuf = ex.aware ? ex.drecv : ex.hrecv;
+  for (int e = 0; e < ndirs; e++)
+    if (ex.rbytes[e]) {
+      int dir[STN_MAX_RANK], back[STN_MAX_RANK];
+      dir_of(rank, e, dir);
+      for (int d = 0; d < rank; d++)
+        back[d] = -dir[d];
+      /* the neighbour at e sends towards us (its direction -e) with that tag */
+      mpi_check(MPI_Irecv(rbuf + ex.roff[e], (int)ex.rbytes[e], MPI_BYTE, ex.nbr[e], dir_index(rank, back), ex.cart,
+                          &x->req[x->nreq++]), "MPI_Irecv (halo exchange)");
+    }
+  /* packed after the launches that wrote the fields, beside the interior's */
+  if (ex.stotal) {
+    STN_CUDA_CHECK(cudaEventRecord(ex.written, 0));
+    STN_CUDA_CHECK(cudaStreamWaitEvent(ex.stream, ex.written, 0));
+    copy_boxes(ex.box, ex.nsend, ex.dsend, 1);
+    if (!ex.aware) {
+      STN_CUDA_CHECK(cudaMemcpyAsync(ex.hsend, ex.dsend, ex.stotal, cudaMemcpyDeviceToHost, ex.stream));
+      stn_prof_transfer(0, (double)ex.stotal);
+    }
+  }
+  STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+  x->prof.bytes += (double)ex.stotal;
+  x->prof.pack += stn_time() - t0;
+}
+
+/* Profile (stn_mpi.h's table): pack is the host's time to enqueue the
+ * packing and post the receives; wait the host's time here until the
+ * messages are in, or 0 when the launches before this call (the
+ * interior) were still running when they were, so that the GPU computed
+ * all through it; flight from the begin to the messages in; unpack the
+ * time to enqueue the unpacking. */
+void stn_cuda_mpi_end(stn_mpi_xch *x)
+{
+  if (!x->pending)
+    return;
+  const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
+  const double t0 = stn_time();
+  STN_CUDA_CHECK(cudaEventRecord(ex.computing, 0));
+  STN_CUDA_CHECK(cudaEventSynchronize(ex.packed));
+  char *sbuf = ex.aware ? ex.dsend : ex.hsend;
+  for (int e = 0; e < ndirs; e++)
+    if (ex.sbytes[e])
+      mpi_check(MPI_Isend(sbuf + ex.soff[e], (int)ex.sbytes[e], MPI_BYTE, ex.nbr[e], e, ex.cart, &x->req[x->nreq++]),
+                "MPI_Isend (halo exchange)");
+  mpi_check(MPI_Waitall(x->nreq, x->req, MPI_STATUSES_IGNORE), "MPI_Waitall (halo exchange)");
+  const double t1 = stn_time();
+  const cudaError_t busy = cudaEventQuery(ex.computing);
+  if (busy == cudaErrorNotReady)
+    cudaGetLastError(); /* not an error: the interior is still running */
+  else
+    STN_CUDA_CHECK(busy);
+  if (ex.rtotal) {
+    if (!ex.aware) {
+      STN_CUDA_CHECK(cudaMemcpyAsync(ex.drecv, ex.hrecv, ex.rtotal, cudaMemcpyHostToDevice, ex.stream));
+      stn_prof_transfer(1, (double)ex.rtotal);
+    }
+    copy_boxes(ex.box + ex.nsend, ex.nbox - ex.nsend, ex.drecv, 0);
+  }
+  STN_CUDA_CHECK(cudaEventRecord(ex.unpacked, ex.stream));
+  ex.unpack_pending = 1;
+  /* the launches after this one (the shell) read the ghost points */
+  STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
+  for (int i = 0; i < x->nfields; i++)
+    if (x->sel[i]) {
+      x->fields[i].f->halo_ok = 1;
+      stn_cuda_wrote(x->fields[i].f);
+    }
+  x->prof.wait += busy == cudaErrorNotReady ? 0.0 : t1 - t0;
+  x->prof.flight += t1 - x->t_post;
+  x->prof.unpack += stn_time() - t1;
+  x->pending = 0;
+}
+
+/* ---- reductions -------------------------------------------------------------- */
+
+static double identity(int op) { return op == STN_RED_SUM ? 0.0 : op == STN_RED_MAX ? -INFINITY : INFINITY; }
+
+void stn_cuda_mpi_red_init(double *vals, int nparts, int nred, const int *ops)
+{
+  for (int q = 0; q < nparts; q++)
+    for (int r = 0; r < nred; r++)
+      vals[q * nred + r] = identity(ops[r]);
+}
+
+void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
+                           const stn_type *dst_type)
+{
+  if (nred > STN_MAXRED)
+    stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, STN_MAXRED);
+  stn_cuda_sync(); /* every part's results delivered into vals */
+  double all[STN_MAXRED];
+  for (int r = 0; r < nred; r++) {
+    double v = identity(ops[r]);
+    for (int q = 0; q < nparts; q++) { /* in the parts' order: the same from run to run */
+      const double w = vals[q * nred + r];
+      v = ops[r] == STN_RED_SUM ? v + w : ops[r] == STN_RED_MAX ? (w > v ? w : v) : (w < v ? w : v);
+    }
+    all[r] = stn_mpi_reduce_double(v, ops[r]);
+  }
+  stn_cuda_deliver_now(all, nred, dst, dst_type);
+}
+
+/* ---- finish ------------------------------------------------------------------ */
+
+void stn_cuda_mpi_finish(stn_program *p)
+{
+  stn_cuda_drain();
+  /* --save: gathered on rank 0 while the fields are on the device */
+  const char *field, *path;
+  for (int s = 0; stn_save_request(s, &field, &path); s++)
+    for (int i = 0; i < p->nfields; i++)
+      if (strcmp(p->fields[i]->name, field) == 0)
+        stn_mpi_field_write(p->fields[i], path);
+  stn_save_clear();
+  const int said = stn_profiling && ex.used && stn_mpi_rank() == 0;
+  const int aware = ex.aware;
+  if (ex.ready) {
+    STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
+    STN_CUDA_CHECK(cudaFree(ex.dsend));
+    STN_CUDA_CHECK(cudaFree(ex.drecv));
+    STN_CUDA_CHECK(cudaFreeHost(ex.hsend));
+    STN_CUDA_CHECK(cudaFreeHost(ex.hrecv));
+    STN_CUDA_CHECK(cudaEventDestroy(ex.written));
+    STN_CUDA_CHECK(cudaEventDestroy(ex.packed));
+    STN_CUDA_CHECK(cudaEventDestroy(ex.unpacked));
+    STN_CUDA_CHECK(cudaEventDestroy(ex.computing));
+    STN_CUDA_CHECK(cudaStreamDestroy(ex.stream));
+    free(ex.box);
+    memset(&ex, 0, sizeof ex);
+  }
+  stn_cuda_release(p);
+  stn_mpi_finish(p); /* the profile on rank 0, the exchanges' table, MPI_Finalize */
+  if (said)
+    fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages %s\n",
+            aware ? "from device memory (CUDA-aware MPI)"
+                  : "staged through pinned host memory (STN_MPI_STAGED=1, or MPI is not CUDA-aware)");
+}
