@@ -391,6 +391,7 @@ void stn_cuda_field_set(stn_field *f, const void *src)
   size_t bytes = f->grid->size * stn_type_size(f->type);
   STN_CUDA_CHECK(cudaMemcpy(f->mem, h.mem, bytes, cudaMemcpyHostToDevice));
   stn_cuda_wrote(f);
+  f->halo_ok = 0; /* --mpi: the neighbours' ghost copies of these points are stale */
   stn_prof_transfer(1, (double)bytes);
   free(h.mem);
 }

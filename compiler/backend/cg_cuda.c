@@ -510,6 +510,15 @@ static void print_body(Printer *pr, int depth)
   print_effects(pr, depth);
 }
 
+/* Does the kernel read index d (OP_INDEX)? */
+static int reads_index(const IrKernel *k, int d)
+{
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_INDEX && k->nodes.data[i].ref == d)
+      return 1;
+  return 0;
+}
+
 static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, Printer *hpr,
                               const char *gname)
 {
@@ -522,6 +531,9 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
     buf_puts(b, ", stn_part");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+  for (int d = 0; d < k->rank; d++)
+    if (p->mpi && reads_index(k, d))
+      buf_printf(b, ", %s0_", index_name(d));
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", (long)march_");
   for (int i = 0; i < k->nodes.len; i++)
@@ -530,15 +542,6 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
       print_expr(hpr, i, P_TOP, 0);
     }
   buf_puts(b, ");\n");
-}
-
-/* Does the kernel read index d (OP_INDEX)? */
-static int reads_index(const IrKernel *k, int d)
-{
-  for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_INDEX && k->nodes.data[i].ref == d)
-      return 1;
-  return 0;
 }
 
 /* The queues move one plane on: each queued column's planes lo .. hi +
@@ -778,6 +781,238 @@ static void print_smem_body(Buf *b, const IrProgram *p, const IrKernel *k, Print
   buf_puts(b, "    }\n    __syncthreads();\n  }\n");
 }
 
+/* Appends text to b with every line but empty ones indented by depth more
+ * levels (the launch inside --mpi's loop over parts). */
+static void append_indented(Buf *b, const char *text, int depth)
+{
+  for (const char *line = text; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t len = end ? (size_t)(end - line) + 1 : strlen(line);
+    if (len > 1)
+      indent(b, depth);
+    buf_append(b, line, len);
+    line += len;
+  }
+}
+
+/* The launch of one box (i_lo_ .. k_hi_) inside the wrapper's
+ * `if (box not empty) {`: launch_ enqueues one call of the kernel with a
+ * given shape, then --autotune's first call, the profile's events and the
+ * call. red: the reduction's record ("red_", or with --mpi the part's);
+ * pdl_when: with --mpi's parts, the condition under which a launch may be
+ * programmatic (NULL: always); profiled: the events bracket this launch. */
+static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, Printer *hpr,
+                         int nthreads, const char *red, const char *pdl_when, int profiled)
+{
+  const char *gname = cname(p, p->grids.data[k->grid].name);
+  int r = k->rank;
+  const char *last = index_name(r - 1);
+  buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
+  /* Columns a block covers: threads x points per thread. */
+  const char *vbx = k->vec > 1 ? arena_printf(p->arena, "(%d * bx_)", k->vec) : "bx_";
+  /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
+  if (k->gpu == GPU_STREAM && r == 2) {
+    buf_puts(b, "      const dim3 block(bx_ * by_, 1, 1);\n");
+    buf_printf(b, "      const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + %s * by_ - 1) / (%s * by_)), "
+                  "(unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_), 1);\n", vbx, vbx);
+  } else {
+    buf_puts(b, "      const dim3 block(bx_, by_, 1);\n");
+    buf_printf(b, "      const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + %s - 1) / %s)", last, last, vbx, vbx);
+    if (r == 3)
+      buf_puts(b, ", (unsigned)((j_hi_ - j_lo_ + by_ - 1) / by_)");
+    else if (r == 2)
+      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + by_ - 1) / by_)");
+    if (r == 3 && k->gpu != GPU_NAIVE)
+      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_));\n");
+    else if (r == 3)
+      buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");
+    else
+      buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
+  }
+  if (k->reds.len)
+    buf_printf(b, "      double *const stn_part = stn_cuda_reduction_partials(&%s, (size_t)grid.x * grid.y * grid.z);\n",
+               red);
+  /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set),
+   * and no launch in flight wrote a field it reads through the read-only
+   * path (runtime/stn_cuda.h). */
+  const char *pdl = k->pdl ? "pdl_" : "false";
+  if (k->pdl) {
+    buf_puts(b, "      const bool pdl_ = stn_cuda_pdl");
+    if (pdl_when)
+      buf_printf(b, " && %s", pdl_when);
+    for (int f = 0; f < p->fields.len; f++)
+      if (k->pdl_ro[f])
+        buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
+    buf_puts(b, ";\n");
+  }
+  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
+             k->name);
+  print_launch_args(b, p, k, use_level, hpr, gname);
+  buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
+  print_launch_args(b, p, k, use_level, hpr, gname);
+  for (int f = 0; f < p->fields.len; f++)
+    if (ir_stores_field(k, f))
+      buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
+  buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
+  buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
+  buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"
+              "      stn_cuda_tune(&tune_, &");
+  buf_printf(b, "%s, [&](int x_, int y_, int m_) { return launch_(x_, y_, m_, false); });\n", gname);
+  if (profiled)
+    buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_start(&prof_);\n");
+  buf_puts(b, "    launch_(tune_.bx, tune_.by, tune_.march, true);\n");
+  if (profiled) {
+    buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_stop(&prof_, ");
+    print_region_points(b, k);
+    buf_puts(b, ");\n");
+  }
+  if (k->reds.len)
+    buf_printf(b, "    stn_cuda_reduction_end(&%s);\n", red);
+}
+
+/* The wrapper: the region's bounds, then the launch. Single process:
+ * reductions go to main's variables through pointers (NULL: dropped),
+ * finished and delivered only when main next needs them (stn_cuda_sync,
+ * see stn_reduction in runtime/stn_cuda.h); the variable's type is the
+ * reduction's unless main converts: pass it along.
+ *
+ * --mpi: the launch covers this rank's part of the region. Before a
+ * kernel that reads fields at offsets, stn_cuda_mpi_begin posts the
+ * exchange of the stale ones (packed on the device, on the runtime's
+ * exchange stream) and splits the box into parts as stn_mpi_begin does:
+ * with overlap the interior is launched while the halos travel, then
+ * stn_cuda_mpi_end waits, unpacks and makes the default stream wait for
+ * the unpacking, and the shell's parts are launched (plainly: a
+ * programmatic launch must not run ahead of that wait). Reductions are
+ * synchronous under --mpi: each part has its own partials and its own
+ * results (rv_), which stn_cuda_mpi_red_done combines after waiting for
+ * the device, then over the ranks (MPI_Allreduce), before delivering;
+ * every rank takes part, whether or not its part of the region is empty. */
+static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, char **names,
+                          int nthreads, int bound)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  const char *gname = cname(p, g->name);
+  int dist = p->mpi, parts = p->mpi && k->xch.len, nred = k->reds.len;
+  buf_printf(b, "static void %s_(", k->name);
+  for (int i = 0; i < k->args.len; i++)
+    buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
+  for (int i = 0; i < nred; i++)
+    buf_printf(b, "%svoid *%s_out_, stn_type %s_type_", i || k->args.len ? ", " : "", k->reds.data[i].name,
+               k->reds.data[i].name);
+  if (!k->args.len && !nred)
+    buf_puts(b, "void");
+  buf_puts(b, ")\n{\n");
+  Printer hpr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names };
+  emit_level(&hpr, 0, 1);
+  print_region_bounds(&hpr, gname);
+  /* The launch shape lives in tune_ (the defaults the gpu pass chose;
+   * --autotune may replace them on the first call). */
+  int r = k->rank;
+  const char *strat = k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem";
+  if (k->vec > 1) /* the tuning cache keeps shapes per strategy and width */
+    strat = arena_printf(p->arena, "%s-v%d", strat, k->vec);
+  if (k->gpu_burst)
+    strat = arena_printf(p->arena, "%s-b%d", strat, k->gpu_burst);
+  buf_printf(b, "  static stn_tune tune_ = { \"%s\", \"%s\", \"%s\", %d, %d, %d, ", p->name, k->name, strat,
+             k->gpu == GPU_STREAM && r == 2 ? nthreads : k->block[0], k->gpu == GPU_STREAM && r == 2 ? 1 : k->block[1],
+             k->gpu == GPU_NAIVE ? 1 : k->march);
+  if (k->untunable)
+    buf_printf(b, "\"%s\"", k->untunable);
+  else
+    buf_puts(b, "NULL");
+  buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE && !k->gpu_burst); /* a burst is the march */
+  print_prof_decl(b, k, 1);
+  if (!dist) {
+    if (nred)
+      cuda_print_red_decls(b, k);
+    buf_puts(b, "  if (");
+    for (int d = 0; d < r; d++)
+      buf_printf(b, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
+    buf_puts(b, ") {\n");
+    if (nred)
+      buf_printf(b, "    stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", nred, k->gpu_atomic);
+    print_launch(b, p, k, use_level, &hpr, nthreads, "red_", NULL, 1);
+    buf_puts(b, "  }");
+    if (nred) {
+      /* An empty region: the identities, delivered at once. */
+      buf_puts(b, " else {\n    stn_cuda_sync();\n    const double identity_[] = {");
+      for (int i = 0; i < nred; i++) {
+        buf_puts(b, i ? ", " : "");
+        print_number(b, TY_DOUBLE, k->reds.data[i].op == RED_SUM ? 0 : k->reds.data[i].op == RED_MAX ? -INFINITY : INFINITY);
+      }
+      buf_printf(b, "};\n    stn_cuda_deliver_now(identity_, %d, dst_, dst_type_);\n  }", nred);
+    }
+    buf_puts(b, "\n}\n\n");
+    return;
+  }
+
+  /* --mpi */
+  const char *np = parts ? "1 + 2 * STN_MAX_RANK" : "1", *part = parts ? "part_" : "0";
+  if (nred) {
+    buf_printf(b, "  const int ops_[] = {");
+    for (int i = 0; i < nred; i++)
+      buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
+    buf_printf(b, "};\n  static stn_reduction red_[%s];%s\n", np, parts ? "  /* each part's partials */" : "");
+    buf_puts(b, "  void *const dst_[] = {");
+    for (int i = 0; i < nred; i++)
+      buf_printf(b, "%s%s_out_", i ? ", " : "", k->reds.data[i].name);
+    buf_puts(b, "};\n  const stn_type dst_type_[] = {");
+    for (int i = 0; i < nred; i++)
+      buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
+    buf_puts(b, "}, part_type_[] = {");
+    for (int i = 0; i < nred; i++)
+      buf_puts(b, i ? ", STN_DOUBLE" : "STN_DOUBLE");
+    buf_printf(b, "};\n  double rv_[%s][%d];  /* %s results (the identities where it has no points) */\n", np, nred,
+               parts ? "each part's" : "this rank's");
+    buf_printf(b, "  stn_cuda_mpi_red_init(rv_[0], %s, %d, ops_);\n", np, nred);
+  }
+  int depth = 0;
+  if (parts) {
+    buf_printf(b, "  stn_mpi_parts parts_;\n  stn_cuda_mpi_begin(&%s_x_, lo_, hi_, &parts_);\n", k->name);
+    buf_puts(b, "  if (stn_profiling)\n    stn_cuda_prof_start(&prof_);\n");
+    buf_printf(b, "  for (int part_ = 0; part_ < parts_.n; part_++) {\n    if (part_ == parts_.wait)\n"
+                  "      stn_cuda_mpi_end(&%s_x_);\n", k->name);
+    for (int d = 0; d < r; d++)
+      buf_printf(b, "    const long %s_lo_ = parts_.lo[part_][%d], %s_hi_ = parts_.hi[part_][%d];\n", index_name(d), d,
+                 index_name(d), d);
+    depth = 1;
+  }
+  Buf body = { 0 };
+  buf_puts(&body, "  if (");
+  for (int d = 0; d < r; d++)
+    buf_printf(&body, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
+  buf_puts(&body, ") {\n");
+  const char *red = arena_printf(p->arena, "red_[%s]", part);
+  if (nred) {
+    buf_puts(&body, "    void *const part_dst_[] = {");
+    for (int i = 0; i < nred; i++)
+      buf_printf(&body, "%s&rv_[%s][%d]", i ? ", " : "", part, i);
+    buf_printf(&body, "};\n    stn_cuda_reduction_begin(&%s, %d, ops_, %d, part_dst_, part_type_);\n", red, nred,
+               k->gpu_atomic);
+  }
+  Printer bpr = hpr;
+  bpr.b = &body;
+  print_launch(&body, p, k, use_level, &bpr, nthreads, red, parts ? "(parts_.wait < 0 || part_ < parts_.wait)" : NULL,
+               !parts);
+  buf_puts(&body, "  }\n");
+  append_indented(b, body.s, depth);
+  buf_free(&body);
+  if (parts) {
+    buf_puts(b, "  }\n  if (stn_profiling)\n    stn_cuda_prof_stop(&prof_, ");
+    print_region_points(b, k);
+    buf_puts(b, ");\n");
+  }
+  if (nred)
+    buf_printf(b, "  stn_cuda_mpi_red_done(rv_[0], %s, %d, ops_, dst_, dst_type_);\n", parts ? "parts_.n" : "1", nred);
+  int wrote = 0;
+  for (int f = 0; f < p->fields.len; f++)
+    wrote += ir_stores_field(k, f);
+  if (wrote) /* their ghost points are stale (NAME_written_: print_mpi_exchange_decl) */
+    buf_printf(b, "  stn_mpi_wrote(%s_written_, %d);\n", k->name, wrote);
+  buf_puts(b, "}\n\n");
+}
+
 static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
 {
   const IrGrid *g = &p->grids.data[k->grid];
@@ -793,6 +1028,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     nthreads = k->block[0] * k->block[1];
 
   /* ---- the device kernel ---- */
+  print_mpi_exchange_decl(b, p, k);
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * strategy %s\n * block %dx%d", k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
              k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
@@ -838,6 +1074,11 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_puts(b, ", double *__restrict__ stn_part");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
+  /* --mpi: the rank's first global index along each dimension whose
+   * position the kernel uses (it prints positions as i0_ + i) */
+  for (int d = 0; d < k->rank; d++)
+    if (p->mpi && reads_index(k, d))
+      buf_printf(b, ", long %s0_", index_name(d));
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", long march_");
   for (int i = 0; i < k->nodes.len; i++)
@@ -872,116 +1113,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, "}\n\n");
 
   /* ---- the host wrapper ---- */
-  /* Reductions go to main's variables through pointers (NULL: dropped),
-   * finished and delivered only when main next needs them (stn_cuda_sync,
-   * see stn_reduction in runtime/stn_cuda.h). The variable's
-   * type is the reduction's unless main converts: pass it along. */
-  buf_printf(b, "static void %s_(", k->name);
-  for (int i = 0; i < k->args.len; i++)
-    buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
-  for (int i = 0; i < k->reds.len; i++)
-    buf_printf(b, "%svoid *%s_out_, stn_type %s_type_", i || k->args.len ? ", " : "", k->reds.data[i].name,
-               k->reds.data[i].name);
-  if (!k->args.len && !k->reds.len)
-    buf_puts(b, "void");
-  buf_puts(b, ")\n{\n");
-  Printer hpr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = names };
-  emit_level(&hpr, 0, 1);
-  print_region_bounds(&hpr, gname);
-  /* The launch shape lives in tune_ (the defaults the gpu pass chose;
-   * --autotune may replace them on the first call). launch_ enqueues one
-   * call of the kernel with a given shape. */
-  int r = k->rank;
-  const char *last = index_name(r - 1);
-  const char *strat = k->gpu == GPU_NAIVE ? "naive" : k->gpu == GPU_STREAM ? "stream" : "smem";
-  if (k->vec > 1) /* the tuning cache keeps shapes per strategy and width */
-    strat = arena_printf(p->arena, "%s-v%d", strat, k->vec);
-  if (k->gpu_burst)
-    strat = arena_printf(p->arena, "%s-b%d", strat, k->gpu_burst);
-  buf_printf(b, "  static stn_tune tune_ = { \"%s\", \"%s\", \"%s\", %d, %d, %d, ", p->name, k->name, strat,
-             k->gpu == GPU_STREAM && r == 2 ? nthreads : k->block[0], k->gpu == GPU_STREAM && r == 2 ? 1 : k->block[1],
-             k->gpu == GPU_NAIVE ? 1 : k->march);
-  if (k->untunable)
-    buf_printf(b, "\"%s\"", k->untunable);
-  else
-    buf_puts(b, "NULL");
-  buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE && !k->gpu_burst); /* a burst is the march */
-  print_prof_decl(b, k, 1);
-  if (k->reds.len) {
-    cuda_print_red_decls(b, k);
-  }
-  buf_puts(b, "  if (");
-  for (int d = 0; d < r; d++)
-    buf_printf(b, "%s%s_hi_ > %s_lo_", d ? " && " : "", index_name(d), index_name(d));
-  buf_puts(b, ") {\n");
-  if (k->reds.len)
-    buf_printf(b, "    stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
-  buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
-  /* Columns a block covers: threads x points per thread. */
-  const char *vbx = k->vec > 1 ? arena_printf(p->arena, "(%d * bx_)", k->vec) : "bx_";
-  /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
-  if (k->gpu == GPU_STREAM && r == 2) {
-    buf_puts(b, "      const dim3 block(bx_ * by_, 1, 1);\n");
-    buf_printf(b, "      const dim3 grid((unsigned)((j_hi_ - (j_lo_ & ~31L) + %s * by_ - 1) / (%s * by_)), "
-                  "(unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_), 1);\n", vbx, vbx);
-  } else {
-    buf_puts(b, "      const dim3 block(bx_, by_, 1);\n");
-    buf_printf(b, "      const dim3 grid((unsigned)((%s_hi_ - (%s_lo_ & ~31L) + %s - 1) / %s)", last, last, vbx, vbx);
-    if (r == 3)
-      buf_puts(b, ", (unsigned)((j_hi_ - j_lo_ + by_ - 1) / by_)");
-    else if (r == 2)
-      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + by_ - 1) / by_)");
-    if (r == 3 && k->gpu != GPU_NAIVE)
-      buf_puts(b, ", (unsigned)((i_hi_ - i_lo_ + march_ - 1) / march_));\n");
-    else if (r == 3)
-      buf_puts(b, ", (unsigned)(i_hi_ - i_lo_));\n");
-    else
-      buf_puts(b, r == 2 ? ", 1);\n" : ", 1, 1);\n");
-  }
-  if (k->reds.len)
-    buf_puts(b, "      double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
-  /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set),
-   * and no launch in flight wrote a field it reads through the read-only
-   * path (runtime/stn_cuda.h). */
-  const char *pdl = k->pdl ? "pdl_" : "false";
-  if (k->pdl) {
-    buf_puts(b, "      const bool pdl_ = stn_cuda_pdl");
-    for (int f = 0; f < p->fields.len; f++)
-      if (k->pdl_ro[f])
-        buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
-    buf_puts(b, ";\n");
-  }
-  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
-             k->name);
-  print_launch_args(b, p, k, use_level, &hpr, gname);
-  buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
-  print_launch_args(b, p, k, use_level, &hpr, gname);
-  for (int f = 0; f < p->fields.len; f++)
-    if (ir_stores_field(k, f))
-      buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
-  buf_printf(b, "      if (check_)\n        stn_cuda_check_launch(\"%s\", grid, block);\n", k->name);
-  buf_puts(b, "      return check_ ? cudaSuccess : cudaGetLastError();\n    };\n");
-  buf_puts(b, "    if (stn_cuda_autotune && !tune_.done)\n"
-              "      stn_cuda_tune(&tune_, &");
-  buf_printf(b, "%s, [&](int x_, int y_, int m_) { return launch_(x_, y_, m_, false); });\n", gname);
-  buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_start(&prof_);\n");
-  buf_puts(b, "    launch_(tune_.bx, tune_.by, tune_.march, true);\n");
-  buf_puts(b, "    if (stn_profiling)\n      stn_cuda_prof_stop(&prof_, ");
-  print_region_points(b, k);
-  buf_puts(b, ");\n");
-  if (k->reds.len)
-    buf_puts(b, "    stn_cuda_reduction_end(&red_);\n");
-  buf_puts(b, "  }");
-  if (k->reds.len) {
-    /* An empty region: the identities, delivered at once. */
-    buf_puts(b, " else {\n    stn_cuda_sync();\n    const double identity_[] = {");
-    for (int i = 0; i < k->reds.len; i++) {
-      buf_puts(b, i ? ", " : "");
-      print_number(b, TY_DOUBLE, k->reds.data[i].op == RED_SUM ? 0 : k->reds.data[i].op == RED_MAX ? -INFINITY : INFINITY);
-    }
-    buf_printf(b, "};\n    stn_cuda_deliver_now(identity_, %d, dst_, dst_type_);\n  }", k->reds.len);
-  }
-  buf_puts(b, "\n}\n\n");
+  print_wrapper(b, p, k, use_level, names, nthreads, bound);
   free(use_level);
   free(names);
   free(dnames);
@@ -1014,6 +1146,7 @@ static CgTarget cuda_target(void)
     .field_write = "stn_cuda_field_write",
     .field_write_image = "stn_cuda_field_write_image",
     .finish = "stn_cuda_finish",
+    .mpi_finish = "stn_cuda_mpi_finish",
     .before_init = "stn_cuda_options(&stn_program);",
     .after_init = "stn_cuda_init(&stn_program);",
     .time_fn = "stn_cuda_time",
@@ -1035,6 +1168,8 @@ static CgTarget cuda_target(void)
 void cg_cuda_program(Buf *b, const IrProgram *p)
 {
   CgTarget t = cuda_target();
+  if (p->mpi) /* one GPU per rank, chosen before the device is first used */
+    t.after_init = "stn_cuda_mpi_init(&stn_program);";
   cg_print_program(b, p, &t);
 }
 
