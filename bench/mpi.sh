@@ -57,6 +57,11 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/nu
 aware=$(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' | sed 's/.*://')
 say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}"
 
+# ---- every program, built at once (nvcc is slow, cores are many) ------------
+mkdir -p "$T/jobs"
+job() { printf '%s > %s 2>&1\n' "$2" "$T/b.$1.log" >"$T/jobs/$1.sh"; }
+built() { [ -x "$T/$1" ] || { cp "$T/b.$1.log" "$LOG/" 2>/dev/null; say "  $1: BUILD FAILED (b.$1.log)"; fail=1; return 1; }; }
+
 # ---- verify --------------------------------------------------------------
 cases() {
   cat <<'CASES'
@@ -87,21 +92,39 @@ check_run() { # NAME OUT PREFIX FIELDS CHECKS EX -> ok 0/1
 }
 
 if want verify; then
+  while IFS='|' read -r ex src _; do
+    job "$ex.cpu" "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $T/$ex.cpu $src"
+    job "$ex.overlap" "build/stencilc --mpi --target=cuda --cflags='-O3 -fmad=false' --build -o $T/$ex.overlap $src"
+    job "$ex.no-overlap" "build/stencilc --mpi --target=cuda -fno-overlap --cflags='-O3 -fmad=false' --build -o $T/$ex.no-overlap $src"
+  done < <(cases)
+fi
+if want overlap; then
+  job h1 "build/stencilc --target=cuda --tb=1 --build -o $T/h1 examples/himeno.stn"
+  job hov "build/stencilc --mpi --target=cuda --build -o $T/hov examples/himeno.stn"
+  job hno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/hno examples/himeno.stn"
+fi
+if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
+  job hm "build/stencilc --mpi --target=cuda --build -o $T/hm examples/himeno.stn"
+  job hmno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/hmno examples/himeno.stn"
+  job dm "build/stencilc --mpi --target=cuda --build -o $T/dm examples/diffusion3d.stn"
+  job lm "build/stencilc --mpi --target=cuda --build -o $T/lm examples/lbm_d2q9.stn"
+fi
+tb=$(date +%s)
+find "$T/jobs" -name '*.sh' -print0 | xargs -0 -r -P "$(nproc)" -n 1 sh
+say "built $(ls "$T/jobs" | wc -l) programs in $(( $(date +%s) - tb )) s"
+
+if want verify; then
+  export CUDA_VISIBLE_DEVICES=${VERIFY_GPU:-0}   # one GPU, shared by the ranks
   say ""
-  say "verify: --target=cuda --mpi against the single-process CPU result (fields 1e-6, reductions 1e-9):"
-  while IFS='|' read -r ex src args fields checks; do
-    build/stencilc --target=c --cflags="-O2 -ffp-contract=off" --build -o "$T/$ex.cpu" "$src" >"$T/b.log" 2>&1 ||
-      { cat "$T/b.log"; say "  $ex: CPU BUILD FAILED"; fail=1; continue; }
+  say "verify (GPU $CUDA_VISIBLE_DEVICES): --target=cuda --mpi against the single-process CPU result (fields 1e-6, reductions 1e-9):"
+  while IFS='|' read -r -u 3 ex src args fields checks; do
+    built "$ex.cpu" || continue
     saves=""
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
     # shellcheck disable=SC2086
     (cd "$T" && "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
     for v in overlap no-overlap; do
-      fl=""
-      [ $v = no-overlap ] && fl="-fno-overlap"
-      # shellcheck disable=SC2086
-      build/stencilc --mpi --target=cuda $fl --cflags="-O3 -fmad=false" --build -o "$T/$ex.$v" "$src" >"$T/b.$ex.$v.log" 2>&1 ||
-        { cp "$T/b.$ex.$v.log" "$LOG/"; say "  $ex $v: BUILD FAILED"; fail=1; continue; }
+      built "$ex.$v" || continue
       line="  $ex $v:"
       for np in 1 2 4; do
         for path in staged default; do
@@ -121,14 +144,17 @@ if want verify; then
     done
     if command -v compute-sanitizer >/dev/null; then
       # shellcheck disable=SC2086
-      (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$ex.overlap" $args \
+      sargs=$args
+      [ "$ex" = lbm_d2q9 ] && sargs="--NY=32 --NX=16 --STEPS=60"
+      (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$ex.overlap" $sargs \
          >"$T/$ex.san.out" 2>&1)
       rc=$?
       errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san.out")
       say "  $ex memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
       [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san.out" >>"$LOG/mpi.log"; }
     fi
-  done < <(cases)
+  done 3< <(cases)
+  unset CUDA_VISIBLE_DEVICES
 fi
 
 # ---- overlap -------------------------------------------------------------
@@ -137,35 +163,51 @@ sweep() { awk -v it="$2" '/^Time \[s\] :/ { printf "%.4f", 1e3 * $NF / it }' "$1
 gflops() { awk '/^MFLOPS measured :/ { printf "%.1f", $NF / 1e3 }' "$1"; }
 
 if want overlap; then
-  say ""
-  say "overlap: Himeno M (129x129x257) on one GPU, 500 sweeps; ms per sweep by the program's timer (best of 3):"
-  build/stencilc --target=cuda --tb=1 --build -o "$T/h1" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
-  build/stencilc --mpi --target=cuda --build -o "$T/hov" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
-  build/stencilc --mpi --target=cuda -fno-overlap --build -o "$T/hno" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
+  built h1 && built hov && built hno || exit 1
   M="--NI=129 --NJ=129 --NK=257 --ITERS=500"
   best() { # CMD... -> best ms per sweep of 3
     local b=""
     for r in 1 2 3; do
       # shellcheck disable=SC2068
-      CUDA_VISIBLE_DEVICES=0 $@ >"$T/o.out" 2>"$T/o.err" || { echo "FAILED"; return; }
+      CUDA_VISIBLE_DEVICES=0 $@ >"$T/o.out" 2>"$T/o.err" </dev/null || { echo "FAILED"; return; }
       t=$(sweep "$T/o.out" 500)
       b=$(awk -v a="$b" -v t="$t" 'BEGIN { print (a == "" || t < a) ? t : a }')
     done
     echo "$b"
   }
-  s1=$(best "$T/h1" $M)
-  m1=$(best $MPIRUN -np 1 "$T/hov" $M)
-  ov=$(best $MPIRUN -np 2 "$T/hov" $M --ranks=2)
-  no=$(best $MPIRUN -np 2 "$T/hno" $M --ranks=2)
-  say "  single process (no --mpi)        $s1 ms"
-  say "  --mpi, 1 rank                    $m1 ms ($(awk -v a="$s1" -v b="$m1" 'BEGIN { printf "%.3f", a / b }')x the single process)"
-  say "  --mpi, 2 ranks (slabs), overlap  $ov ms"
-  say "  --mpi, 2 ranks, -fno-overlap     $no ms (overlap is $(awk -v a="$no" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x faster)"
-  for b in hov hno; do
-    CUDA_VISIBLE_DEVICES=0 $MPIRUN -np 2 "$T/$b" $M --ranks=2 --profile >"$T/$b.prof.out" 2>"$T/$b.prof.err"
-    say "  --profile, $b:"
-    sed -n '/^kernel /,$p' "$T/$b.prof.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
-  done
+  overlap_set() { # LABEL: the ranks share the GPU as LABEL says
+    say ""
+    say "overlap, $1: Himeno M (129x129x257) on one GPU, 500 sweeps; ms per sweep by the program's timer (best of 3):"
+    s1=$(best "$T/h1" $M)
+    m1=$(best $MPIRUN -np 1 "$T/hov" $M)
+    ov=$(best $MPIRUN -np 2 "$T/hov" $M --ranks=2)
+    no=$(best $MPIRUN -np 2 "$T/hno" $M --ranks=2)
+    say "  single process (no --mpi)        $s1 ms"
+    say "  --mpi, 1 rank                    $m1 ms ($(awk -v a="$s1" -v b="$m1" 'BEGIN { printf "%.3f", a / b }')x the single process)"
+    say "  --mpi, 2 ranks (slabs), overlap  $ov ms ($(awk -v a="$s1" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x the single process)"
+    say "  --mpi, 2 ranks, -fno-overlap     $no ms (overlap is $(awk -v a="$no" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x faster)"
+    for b in hov hno; do
+      CUDA_VISIBLE_DEVICES=0 $MPIRUN -np 2 "$T/$b" $M --ranks=2 --profile >"$T/$b.prof.out" 2>"$T/$b.prof.err" </dev/null
+      say "  --profile, $b:"
+      sed -n '/^kernel /,$p' "$T/$b.prof.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
+    done
+  }
+  overlap_set "ranks time-sliced on the GPU (no MPS)"
+  # Under MPS the two ranks' kernels run on the GPU at once, as they would
+  # on two GPUs (each with half the SMs): the nearest one GPU comes to it.
+  if command -v nvidia-cuda-mps-control >/dev/null; then
+    export CUDA_MPS_PIPE_DIRECTORY=$T/mps CUDA_MPS_LOG_DIRECTORY=$T/mps
+    mkdir -p "$T/mps"
+    if nvidia-cuda-mps-control -d 2>>"$LOG/mpi.log"; then
+      sleep 1
+      overlap_set "ranks sharing the GPU through MPS"
+      echo quit | nvidia-cuda-mps-control
+      sleep 1
+    else
+      say "  (MPS did not start: no MPS measurement)"
+    fi
+    unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  fi
 fi
 
 # ---- scaling ---------------------------------------------------------------
@@ -173,10 +215,7 @@ if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
   G=${GPUS:-$ngpu}
   say ""
   say "scaling on $G GPUs (one rank each), against 1 GPU of this machine in the same run; best of 2:"
-  build/stencilc --mpi --target=cuda --build -o "$T/hm" examples/himeno.stn >"$T/b.log" 2>&1 || { cat "$T/b.log"; exit 1; }
-  build/stencilc --mpi --target=cuda -fno-overlap --build -o "$T/hmno" examples/himeno.stn >"$T/b.log" 2>&1 || exit 1
-  build/stencilc --mpi --target=cuda --build -o "$T/dm" examples/diffusion3d.stn >"$T/b.log" 2>&1 || exit 1
-  build/stencilc --mpi --target=cuda --build -o "$T/lm" examples/lbm_d2q9.stn >"$T/b.log" 2>&1 || exit 1
+  built hm && built hmno && built dm && built lm || exit 1
   run_best() { # NP PROG ARGS -> "ms gflops" best of 2 (lines: Time [s], MFLOPS)
     local np=$1 prog=$2; shift 2
     local bt="" bg=""

@@ -584,6 +584,8 @@ static void deliver(double v, void *dst, stn_type type)
 
 static stn_kprof finish_prof = { "(reductions: finish)", 0, 0, 0, 0, 0, NULL };
 
+void (*stn_cuda_sync_hook)(void);
+
 void stn_cuda_sync(void)
 {
   if (stn_profiling && npend)
@@ -602,6 +604,8 @@ void stn_cuda_sync(void)
     r->pending = 0;
   }
   npend = 0;
+  if (stn_cuda_sync_hook)
+    stn_cuda_sync_hook();
 }
 
 void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type)

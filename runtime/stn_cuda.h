@@ -217,11 +217,16 @@ void stn_cuda_release(stn_program *p);
  * buffers with asynchronous copies on the exchange stream; STN_MPI_STAGED=1
  * forces staging.
  *
- * Reductions under --mpi are synchronous: stn_cuda_mpi_red_init fills
- * vals (nparts x nred) with the identities, each part's launch delivers
- * its results into its row, and stn_cuda_mpi_red_done waits for the device
- * (stn_cuda_sync), combines the rows in order, then over the ranks
- * (MPI_Allreduce), and delivers to dst. stn_cuda_mpi_finish: the profile
+ * Reductions under --mpi are as lazy as a single GPU's: stn_cuda_mpi_red_init
+ * fills vals (nparts x nred, static in the wrapper) with the identities and
+ * drops the parts' undelivered results of the last call, each part's launch
+ * delivers its results into its row when finished, and stn_cuda_mpi_red_done
+ * only records that vals are to be combined into dst. The next
+ * stn_cuda_sync (main reading a variable, which every rank does at the same
+ * point) delivers the parts' results, then combines each recorded kernel's
+ * rows in order and over the ranks (MPI_Allreduce), in the order the
+ * kernels were first recorded, and delivers to dst. A time loop that never
+ * reads its residual (Himeno) neither waits for the device nor calls MPI. stn_cuda_mpi_finish: the profile
  * (rank 0) and the gathered --save while the fields are on the device,
  * then their memory freed and MPI finalized (stn_mpi_finish). */
 struct stn_mpi_xch;
@@ -229,7 +234,7 @@ struct stn_mpi_parts;
 void stn_cuda_mpi_init(stn_program *p);
 void stn_cuda_mpi_begin(struct stn_mpi_xch *x, const long *lo, const long *hi, struct stn_mpi_parts *parts);
 void stn_cuda_mpi_end(struct stn_mpi_xch *x);
-void stn_cuda_mpi_red_init(double *vals, int nparts, int nred, const int *ops);
+void stn_cuda_mpi_red_init(double *vals, struct stn_reduction *red, int nparts, int nred, const int *ops);
 void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
                            const stn_type *dst_type);
 void stn_cuda_mpi_finish(stn_program *p);
@@ -271,8 +276,10 @@ void stn_cuda_reduction_begin(stn_reduction *r, int nred, const int *ops, int at
 double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks);
 /* After the launch: the result is pending. */
 void stn_cuda_reduction_end(stn_reduction *r);
-/* Waits for the device, finishing and delivering every pending result. */
+/* Waits for the device, finishing and delivering every pending result,
+ * then calls stn_cuda_sync_hook when set (--mpi: combines over the ranks). */
 void stn_cuda_sync(void);
+extern void (*stn_cuda_sync_hook)(void);
 /* For values already on the host (an empty region's identities). */
 void stn_cuda_deliver_now(const double *values, int nred, void *const *dst, const stn_type *dst_type);
 /* Seconds, after the device has finished the work enqueued so far. */

@@ -7,6 +7,8 @@
  * and the parts a kernel computes come from stn_mpi.c, so a GPU rank sends
  * exactly the messages a CPU rank would. See stn_cuda.h (distributed runs)
  * and stn_mpi.h. */
+#define OMPI_SKIP_MPICXX 1 /* MPI's C interface only, without the deprecated C++ bindings */
+#define MPICH_SKIP_MPICXX 1
 #include "stn_cuda.h"
 #include "stn_mpi.h"
 #if defined(__has_include)
@@ -383,11 +385,49 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
 
 static double identity(int op) { return op == STN_RED_SUM ? 0.0 : op == STN_RED_MAX ? -INFINITY : INFINITY; }
 
-void stn_cuda_mpi_red_init(double *vals, int nparts, int nred, const int *ops)
+void stn_cuda_mpi_red_init(double *vals, struct stn_reduction *red, int nparts, int nred, const int *ops)
 {
-  for (int q = 0; q < nparts; q++)
+  for (int q = 0; q < nparts; q++) {
     for (int r = 0; r < nred; r++)
       vals[q * nred + r] = identity(ops[r]);
+    /* a part launched last call but not this one must not deliver into its
+     * row later: drop its undelivered results (no one has read them) */
+    for (int r = 0; r < STN_MAXRED; r++)
+      red[q].dst[r] = NULL;
+  }
+}
+
+/* The kernels whose results are still to be combined, in the order they
+ * were first recorded (the same on every rank: the program's order). */
+typedef struct {
+  const double *vals;
+  int nparts, nred, ops[STN_MAXRED];
+  void *dst[STN_MAXRED];
+  stn_type dst_type[STN_MAXRED];
+} combine;
+static combine *comb;
+static int ncomb, capcomb;
+
+static void combine_now(const combine *c)
+{
+  double all[STN_MAXRED];
+  for (int r = 0; r < c->nred; r++) {
+    double v = identity(c->ops[r]);
+    for (int q = 0; q < c->nparts; q++) { /* in the parts' order: the same from run to run */
+      const double w = c->vals[q * c->nred + r];
+      v = c->ops[r] == STN_RED_SUM ? v + w : c->ops[r] == STN_RED_MAX ? (w > v ? w : v) : (w < v ? w : v);
+    }
+    all[r] = stn_mpi_reduce_double(v, c->ops[r]);
+  }
+  stn_cuda_deliver_now(all, c->nred, c->dst, c->dst_type);
+}
+
+/* stn_cuda_sync_hook: every part's results have been delivered into vals */
+static void combine_pending(void)
+{
+  for (int i = 0; i < ncomb; i++)
+    combine_now(&comb[i]);
+  ncomb = 0;
 }
 
 void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
@@ -395,17 +435,35 @@ void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *
 {
   if (nred > STN_MAXRED)
     stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, STN_MAXRED);
-  stn_cuda_sync(); /* every part's results delivered into vals */
-  double all[STN_MAXRED];
-  for (int r = 0; r < nred; r++) {
-    double v = identity(ops[r]);
-    for (int q = 0; q < nparts; q++) { /* in the parts' order: the same from run to run */
-      const double w = vals[q * nred + r];
-      v = ops[r] == STN_RED_SUM ? v + w : ops[r] == STN_RED_MAX ? (w > v ? w : v) : (w < v ? w : v);
+  stn_cuda_sync_hook = combine_pending;
+  combine *c = NULL;
+  for (int i = 0; i < ncomb && !c; i++)
+    if (comb[i].vals == vals)
+      c = &comb[i];
+  if (c) /* the last call's result is still to reach a different variable: deliver it first */
+    for (int r = 0; r < nred; r++)
+      if (c->dst[r] != dst[r]) {
+        stn_cuda_sync();
+        c = NULL;
+        break;
+      }
+  if (!c) {
+    if (ncomb == capcomb) {
+      capcomb = capcomb ? 2 * capcomb : 16;
+      comb = (combine *)realloc(comb, sizeof *comb * (size_t)capcomb);
+      if (!comb)
+        stn_fatal("out of memory");
     }
-    all[r] = stn_mpi_reduce_double(v, ops[r]);
+    c = &comb[ncomb++];
   }
-  stn_cuda_deliver_now(all, nred, dst, dst_type);
+  c->vals = vals;
+  c->nparts = nparts;
+  c->nred = nred;
+  for (int r = 0; r < nred; r++) {
+    c->ops[r] = ops[r];
+    c->dst[r] = dst[r];
+    c->dst_type[r] = dst_type[r];
+  }
 }
 
 /* ---- finish ------------------------------------------------------------------ */
@@ -426,8 +484,10 @@ void stn_cuda_mpi_finish(stn_program *p)
     STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
     STN_CUDA_CHECK(cudaFree(ex.dsend));
     STN_CUDA_CHECK(cudaFree(ex.drecv));
-    STN_CUDA_CHECK(cudaFreeHost(ex.hsend));
-    STN_CUDA_CHECK(cudaFreeHost(ex.hrecv));
+    if (ex.hsend)
+      STN_CUDA_CHECK(cudaFreeHost(ex.hsend));
+    if (ex.hrecv)
+      STN_CUDA_CHECK(cudaFreeHost(ex.hrecv));
     STN_CUDA_CHECK(cudaEventDestroy(ex.written));
     STN_CUDA_CHECK(cudaEventDestroy(ex.packed));
     STN_CUDA_CHECK(cudaEventDestroy(ex.unpacked));

@@ -883,11 +883,12 @@ static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const in
  * with overlap the interior is launched while the halos travel, then
  * stn_cuda_mpi_end waits, unpacks and makes the default stream wait for
  * the unpacking, and the shell's parts are launched (plainly: a
- * programmatic launch must not run ahead of that wait). Reductions are
- * synchronous under --mpi: each part has its own partials and its own
- * results (rv_), which stn_cuda_mpi_red_done combines after waiting for
- * the device, then over the ranks (MPI_Allreduce), before delivering;
- * every rank takes part, whether or not its part of the region is empty. */
+ * programmatic launch must not run ahead of that wait). Reductions stay
+ * lazy under --mpi: each part has its own partials and its own results
+ * (rv_, static), and stn_cuda_mpi_red_done records that they are to be
+ * combined, over the parts, then over the ranks (MPI_Allreduce), when main
+ * next reads a result (stn_cuda_sync); every rank records, whether or not
+ * its part of the region is empty. */
 static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const int *use_level, char **names,
                           int nthreads, int bound)
 {
@@ -963,9 +964,9 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
     buf_puts(b, "}, part_type_[] = {");
     for (int i = 0; i < nred; i++)
       buf_puts(b, i ? ", STN_DOUBLE" : "STN_DOUBLE");
-    buf_printf(b, "};\n  double rv_[%s][%d];  /* %s results (the identities where it has no points) */\n", np, nred,
-               parts ? "each part's" : "this rank's");
-    buf_printf(b, "  stn_cuda_mpi_red_init(rv_[0], %s, %d, ops_);\n", np, nred);
+    buf_printf(b, "};\n  static double rv_[%s][%d];  /* %s results (the identities where it has no points) */\n", np,
+               nred, parts ? "each part's" : "this rank's");
+    buf_printf(b, "  stn_cuda_mpi_red_init(rv_[0], red_, %s, %d, ops_);\n", np, nred);
   }
   int depth = 0;
   if (parts) {
