@@ -96,12 +96,14 @@ if want verify; then
     job "$ex.cpu" "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $T/$ex.cpu $src"
     job "$ex.overlap" "build/stencilc --mpi --target=cuda --cflags='-O3 -fmad=false' --build -o $T/$ex.overlap $src"
     job "$ex.no-overlap" "build/stencilc --mpi --target=cuda -fno-overlap --cflags='-O3 -fmad=false' --build -o $T/$ex.no-overlap $src"
+    job "$ex.tb4" "build/stencilc --mpi --target=cuda --tb=4 --cflags='-O3 -fmad=false' --build -o $T/$ex.tb4 $src"
   done < <(cases)
 fi
 if want overlap; then
   job h1 "build/stencilc --target=cuda --tb=1 --build -o $T/h1 examples/himeno.stn"
   job hov "build/stencilc --mpi --target=cuda --build -o $T/hov examples/himeno.stn"
   job hno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/hno examples/himeno.stn"
+  job hca "build/stencilc --mpi --target=cuda --tb=4 --build -o $T/hca examples/himeno.stn"
 fi
 if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
   job hm "build/stencilc --mpi --target=cuda --build -o $T/hm examples/himeno.stn"
@@ -123,12 +125,13 @@ if want verify; then
     for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.cpu.${f%%:*}"; done
     # shellcheck disable=SC2086
     (cd "$T" && "$T/$ex.cpu" $args $saves >"$T/$ex.cpu.out") || { say "  $ex: CPU RUN FAILED"; fail=1; continue; }
-    for v in overlap no-overlap; do
+    for v in overlap no-overlap tb4; do
       built "$ex.$v" || continue
       line="  $ex $v:"
       for np in 1 2 4; do
         for path in staged default; do
-          [ $v = no-overlap ] && [ $path = default ] && continue
+          [ $v != overlap ] && [ $path = default ] && continue
+          [ $v = tb4 ] && [ $np = 1 ] && continue
           st=0; [ $path = staged ] && st=1
           saves=""
           for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$v.$np.${f%%:*}"; done
@@ -152,6 +155,15 @@ if want verify; then
       errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san.out")
       say "  $ex memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
       [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san.out" >>"$LOG/mpi.log"; }
+      case $ex in himeno|diffusion3d)
+        # shellcheck disable=SC2086
+        (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$ex.tb4" $sargs \
+           >"$T/$ex.san4.out" 2>&1)
+        rc=$?
+        errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san4.out")
+        say "  $ex --tb=4 memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
+        [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san4.out" >>"$LOG/mpi.log"; } ;;
+      esac
     fi
   done 3< <(cases)
   unset CUDA_VISIBLE_DEVICES
@@ -163,7 +175,7 @@ sweep() { awk -v it="$2" '/^Time \[s\] :/ { printf "%.4f", 1e3 * $NF / it }' "$1
 gflops() { awk '/^MFLOPS measured :/ { printf "%.1f", $NF / 1e3 }' "$1"; }
 
 if want overlap; then
-  built h1 && built hov && built hno || exit 1
+  built h1 && built hov && built hno && built hca || exit 1
   M="--NI=129 --NJ=129 --NK=257 --ITERS=500"
   best() { # CMD... -> best ms per sweep of 3
     local b=""
@@ -182,11 +194,13 @@ if want overlap; then
     m1=$(best $MPIRUN -np 1 "$T/hov" $M)
     ov=$(best $MPIRUN -np 2 "$T/hov" $M --ranks=2)
     no=$(best $MPIRUN -np 2 "$T/hno" $M --ranks=2)
+    ca=$(best $MPIRUN -np 2 "$T/hca" $M --ranks=2)
     say "  single process (no --mpi)        $s1 ms"
     say "  --mpi, 1 rank                    $m1 ms ($(awk -v a="$s1" -v b="$m1" 'BEGIN { printf "%.3f", a / b }')x the single process)"
     say "  --mpi, 2 ranks (slabs), overlap  $ov ms ($(awk -v a="$s1" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x the single process)"
     say "  --mpi, 2 ranks, -fno-overlap     $no ms (overlap is $(awk -v a="$no" -v b="$ov" 'BEGIN { printf "%.3f", a / b }')x faster)"
-    for b in hov hno; do
+    say "  --mpi, 2 ranks, --tb=4 (deep)    $ca ms ($(awk -v a="$ov" -v b="$ca" 'BEGIN { printf "%.3f", a / b }')x the overlapped single steps)"
+    for b in hov hno hca; do
       CUDA_VISIBLE_DEVICES=0 $MPIRUN -np 2 "$T/$b" $M --ranks=2 --profile >"$T/$b.prof.out" 2>"$T/$b.prof.err" </dev/null
       say "  --profile, $b:"
       sed -n '/^kernel /,$p' "$T/$b.prof.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"

@@ -354,6 +354,7 @@ void stn_field_set(stn_field *f, const void *src)
 {
   copy_points(f, (void *)src, 0);
   f->halo_ok = 0;
+  f->rim = NULL;
 }
 
 void stn_field_free(stn_field *f)
@@ -540,14 +541,17 @@ void stn_field_swap(stn_field *a, stn_field *b)
   void *m = a->mem, *o = a->origin;
   unsigned long w = a->wseq;
   int h = a->halo_ok;
+  const void *rim = a->rim;
   a->mem = b->mem;
   a->origin = b->origin;
   a->wseq = b->wseq;
   a->halo_ok = b->halo_ok;
+  a->rim = b->rim;
   b->mem = m;
   b->origin = o;
   b->wseq = w;
   b->halo_ok = h;
+  b->rim = rim;
 }
 
 void stn_check_box(const char *kernel, const stn_grid *g, const long *lo, const long *hi)

@@ -55,7 +55,10 @@ typedef struct stn_field {
   void *mem;                     /* the allocation */
   void *origin;                  /* element (0, 0, 0) */
   unsigned long wseq;            /* CUDA: when a device operation last wrote it (stn_cuda_wrote) */
-  int halo_ok;                   /* distributed runs: the ghost points hold the neighbours' current values */
+  int halo_ok;                   /* distributed runs: the ghost points hold the neighbours' current values
+                                  * (--tb=T across ranks: how many layers of them do) */
+  const void *rim;               /* --tb=T across ranks: whose writes left the ghost points outside
+                                  * their region current (stn_mpi.h) */
 } stn_field;
 
 typedef struct stn_program {

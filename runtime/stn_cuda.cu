@@ -392,6 +392,7 @@ void stn_cuda_field_set(stn_field *f, const void *src)
   STN_CUDA_CHECK(cudaMemcpy(f->mem, h.mem, bytes, cudaMemcpyHostToDevice));
   stn_cuda_wrote(f);
   f->halo_ok = 0; /* --mpi: the neighbours' ghost copies of these points are stale */
+  f->rim = NULL;
   stn_prof_transfer(1, (double)bytes);
   free(h.mem);
 }

@@ -278,14 +278,9 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   setup();
   ex.cart = stn_mpi_xch_setup(x, ex.nbr);
   const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
-  int any = 0;
-  for (int i = 0; i < x->nfields; i++) {
-    x->sel[i] = !x->fields[i].f->halo_ok;
-    any |= x->sel[i];
-  }
+  const int any = stn_mpi_plan(x, lo, hi, parts);
   x->pending = any;
   x->nreq = 0;
-  stn_mpi_split(x, lo, hi, any, parts);
   if (!any)
     return;
   x->prof.exchanges++;
@@ -370,11 +365,10 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
   ex.unpack_pending = 1;
   /* the launches after this one (the shell) read the ghost points */
   STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
+  stn_mpi_exchanged(x);
   for (int i = 0; i < x->nfields; i++)
-    if (x->sel[i]) {
-      x->fields[i].f->halo_ok = 1;
+    if (x->sel[i])
       stn_cuda_wrote(x->fields[i].f);
-    }
   x->prof.wait += busy == cudaErrorNotReady ? 0.0 : t1 - t0;
   x->prof.flight += t1 - x->t_post;
   x->prof.unpack += stn_time() - t1;

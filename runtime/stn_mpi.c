@@ -269,11 +269,13 @@ static void msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, i
       hi[d] = n;
     } else if (send) {
       /* the neighbour above reads our top lo[d] points below its index 0 */
-      lo[d] = e[d] > 0 ? n - xf->lo[d] : 0;
-      hi[d] = e[d] > 0 ? n : xf->hi[d];
+      const long wl = xf->deep ? xf->deep : xf->lo[d], wh = xf->deep ? xf->deep : xf->hi[d];
+      lo[d] = e[d] > 0 ? n - wl : 0;
+      hi[d] = e[d] > 0 ? n : wh;
     } else {
-      lo[d] = e[d] > 0 ? n : -xf->lo[d];
-      hi[d] = e[d] > 0 ? n + xf->hi[d] : 0;
+      const long wl = xf->deep ? xf->deep : xf->lo[d], wh = xf->deep ? xf->deep : xf->hi[d];
+      lo[d] = e[d] > 0 ? n : -wl;
+      hi[d] = e[d] > 0 ? n + wh : 0;
     }
   }
   for (int d = g->rank; d < STN_MAX_RANK; d++) {
@@ -415,6 +417,160 @@ void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any
   parts->wait = 1;
 }
 
+void stn_mpi_region(stn_mpi_xch *x, const long *lo, const long *hi)
+{
+  for (int d = 0; d < x->g->rank; d++) {
+    x->rlo[d] = lo[d];
+    x->rhi[d] = hi[d];
+  }
+  x->region = 1;
+}
+
+static int rim_ok(const stn_field *f, const stn_mpi_xch *x) { return f->rim == STN_RIM_ALL || f->rim == x; }
+
+/* How far past its reads a field reaches (the largest over the sides). */
+static int reach_of(const stn_mpi_xfield *xf, int rank)
+{
+  int r = 0;
+  if (xf->role & STN_X_NOREAD)
+    return 0;
+  for (int d = 0; d < rank; d++) {
+    r = xf->lo[d] > r ? xf->lo[d] : r;
+    r = xf->hi[d] > r ? xf->hi[d] : r;
+  }
+  return r;
+}
+
+/* Whether the kernel's points depend on field i's ghost points: it reads
+ * it, or writes some points only, or writes its region but the ghost
+ * points outside it are not known to be current. */
+static int needs(const stn_mpi_xch *x, int i)
+{
+  const stn_mpi_xfield *xf = &x->fields[i];
+  return !(xf->role & STN_X_NOREAD) || !(xf->role & STN_X_WFULL) || !rim_ok(xf->f, x);
+}
+
+/* The box E of the region past the part (ext layers on each side with a
+ * neighbour) minus the part O, appended to parts as slabs. */
+static void extension_parts(const stn_mpi_xch *x, stn_mpi_parts *parts)
+{
+  const stn_grid *g = x->g;
+  decomp *dc = decomp_of(g);
+  const int rank = g->rank;
+  long elo[STN_MAX_RANK], ehi[STN_MAX_RANK], olo[STN_MAX_RANK], ohi[STN_MAX_RANK];
+  int owned = 1;
+  for (int d = 0; d < rank; d++) {
+    int face[STN_MAX_RANK] = { 0, 0, 0 };
+    face[d] = -1;
+    const long el = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL ? -x->ext : 0;
+    face[d] = 1;
+    const long eh = g->n[d] + (dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL ? x->ext : 0);
+    const long rl = x->rlo[d] - g->global_lo[d], rh = x->rhi[d] - g->global_lo[d];
+    elo[d] = rl > el ? rl : el;
+    ehi[d] = rh < eh ? rh : eh;
+    if (ehi[d] <= elo[d])
+      return; /* nothing of the region there */
+    olo[d] = rl > 0 ? rl : 0;
+    ohi[d] = rh < g->n[d] ? rh : g->n[d];
+    owned &= ohi[d] > olo[d];
+  }
+  if (!owned) { /* none of the region on this rank: all of E */
+    int q = parts->n++;
+    for (int d = 0; d < STN_MAX_RANK; d++) {
+      parts->lo[q][d] = d < rank ? elo[d] : 0;
+      parts->hi[q][d] = d < rank ? ehi[d] : 1;
+    }
+    return;
+  }
+  /* peel E around O, dimension by dimension */
+  long clo[STN_MAX_RANK], chi[STN_MAX_RANK];
+  memcpy(clo, elo, sizeof clo);
+  memcpy(chi, ehi, sizeof chi);
+  for (int d = 0; d < rank; d++) {
+    for (int side = 0; side < 2; side++) {
+      const long a = side ? ohi[d] : clo[d], b = side ? chi[d] : olo[d];
+      if (b <= a)
+        continue;
+      int q = parts->n++;
+      for (int c = 0; c < STN_MAX_RANK; c++) {
+        parts->lo[q][c] = c >= rank ? 0 : c == d ? a : clo[c];
+        parts->hi[q][c] = c >= rank ? 1 : c == d ? b : chi[c];
+      }
+    }
+    clo[d] = olo[d];
+    chi[d] = ohi[d];
+  }
+}
+
+int stn_mpi_plan(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts)
+{
+  const int rank = x->g->rank;
+  int any = 0;
+  x->ext = 0;
+  if (!x->deep) {
+    for (int i = 0; i < x->nfields; i++) {
+      x->sel[i] = !x->fields[i].f->halo_ok;
+      any |= x->sel[i];
+    }
+    stn_mpi_split(x, lo, hi, any, parts);
+    parts->nown = parts->n;
+    return any;
+  }
+  /* Exchange when some input lacks the layers its reads need; then every
+   * input short of the full depth, once. The layers are the same on every
+   * rank, so every rank decides alike. */
+  int fail = 0, writes = 0;
+  for (int i = 0; i < x->nfields; i++) {
+    x->sel[i] = 0;
+    writes |= x->fields[i].role & (STN_X_WFULL | STN_X_WPART);
+    if (needs(x, i) && x->fields[i].f->halo_ok < reach_of(&x->fields[i], rank))
+      fail = 1;
+  }
+  for (int i = 0; i < x->nfields && fail; i++) {
+    x->sel[i] = needs(x, i) && x->fields[i].f->halo_ok < x->deep;
+    any |= x->sel[i];
+  }
+  /* past the part: as many layers as every input still has beyond its reach */
+  int ext = x->deep;
+  for (int i = 0; i < x->nfields; i++)
+    if (needs(x, i)) {
+      const int have = x->sel[i] ? x->deep : x->fields[i].f->halo_ok, e = have - reach_of(&x->fields[i], rank);
+      ext = e < ext ? e : ext;
+    }
+  x->ext = writes && ext > 0 ? ext : 0;
+  stn_mpi_split(x, lo, hi, any, parts);
+  parts->nown = parts->n;
+  if (x->ext && x->region)
+    extension_parts(x, parts);
+  return any;
+}
+
+void stn_mpi_exchanged(stn_mpi_xch *x)
+{
+  for (int i = 0; i < x->nfields; i++)
+    if (x->sel[i]) {
+      stn_field *f = x->fields[i].f;
+      f->halo_ok = x->deep ? x->deep : 1;
+      if (x->deep)
+        f->rim = STN_RIM_ALL;
+    }
+}
+
+void stn_mpi_wrote_deep(const stn_mpi_xch *x)
+{
+  for (int i = 0; i < x->nfields; i++) {
+    const stn_mpi_xfield *xf = &x->fields[i];
+    stn_field *f = xf->f;
+    if (!(xf->role & (STN_X_WFULL | STN_X_WPART)))
+      continue;
+    /* the region's points are current x->ext layers deep; the points it
+     * does not write keep what they had */
+    const int full = (xf->role & STN_X_WFULL) && rim_ok(f, x);
+    f->halo_ok = full || f->halo_ok > x->ext ? x->ext : f->halo_ok;
+    f->rim = rim_ok(f, x) ? x : NULL;
+  }
+}
+
 void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts)
 {
   const stn_grid *g = x->g;
@@ -424,14 +580,9 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
     x->next = xch_list;
     xch_list = x;
   }
-  int any = 0;
-  for (int i = 0; i < x->nfields; i++) {
-    x->sel[i] = !x->fields[i].f->halo_ok;
-    any |= x->sel[i];
-  }
+  const int any = stn_mpi_plan(x, lo, hi, parts);
   x->pending = any;
   x->nreq = 0;
-  stn_mpi_split(x, lo, hi, any, parts);
   if (!any)
     return;
   x->prof.exchanges++;
@@ -517,9 +668,7 @@ void stn_mpi_end(stn_mpi_xch *x)
         off += copy_box(x->fields[i].f, blo, bhi, rbuf[e] + off, 0);
       }
   }
-  for (int i = 0; i < x->nfields; i++)
-    if (x->sel[i])
-      x->fields[i].f->halo_ok = 1;
+  stn_mpi_exchanged(x);
   double t2 = stn_time();
   x->prof.wait += t1 - t0;
   x->prof.flight += t1 - x->t_post;

@@ -13,7 +13,23 @@
  * that reads no ghost point while the messages travel (stn_mpi_begin),
  * then waits (stn_mpi_end) and computes the shell. Periodic dimensions
  * wrap through the communicator; ghost points at the grid's physical
- * edges keep their boundary values. See docs/mpi.md. */
+ * edges keep their boundary values.
+ *
+ * Temporal blocking across ranks (--tb=T, communication-avoiding): a grid's
+ * halos are D = T x reach deep and the exchange sends them whole, once
+ * every T steps. A field's halo_ok counts the layers of its ghost points
+ * that are current; a kernel that reads f at reach r needs r of them, and
+ * computes past its part (into its ghost points, on the sides that have a
+ * neighbour rank, and inside the kernel's region) by as many layers e as
+ * its inputs allow (each field's current layers minus its reach), so that
+ * what it writes stays current e layers deep and the next step needs no
+ * exchange. Only what every rank decides alike goes into these decisions
+ * (the layers, never a rank's place), so neighbours always agree on
+ * whether they exchange. The ghost points outside a kernel's region (at
+ * the physical edges of the neighbours' parts) are not recomputed: a
+ * field's rim says whose writes left them current (STN_RIM_ALL after an
+ * exchange). Reductions count the rank's own points only (parts.nown).
+ * See docs/mpi.md. */
 #ifndef STN_MPI_H
 #define STN_MPI_H
 #include "stn.h"
@@ -52,7 +68,16 @@ typedef struct stn_mpi_xfield {
   stn_field *f;
   int lo[STN_MAX_RANK], hi[STN_MAX_RANK];
   uint32_t dirs;
+  int role;                         /* --tb across ranks: STN_X_* (0: read only) */
+  int deep;                         /* --tb across ranks: the halo exchanged, this deep on every side (0: lo, hi) */
 } stn_mpi_xfield;
+enum {
+  STN_X_WFULL = 1,                  /* the kernel writes every point of its region */
+  STN_X_WPART = 2,                  /* the kernel writes some (a predicated store) */
+  STN_X_NOREAD = 4                  /* the kernel does not read it */
+};
+#define STN_RIM_ALL ((const void *)1) /* stn_field.rim: every ghost point current, halo_ok deep */
+#define STN_MPI_MAXPARTS (1 + 4 * STN_MAX_RANK)
 
 typedef struct stn_mpi_xprof {
   long calls, exchanges;
@@ -66,7 +91,11 @@ typedef struct stn_mpi_xch {
   int nfields;
   stn_mpi_xfield *fields;
   int overlap;                      /* -fno-overlap: 0 */
+  int deep;                         /* --tb across ranks: the grid's halo depth D (0: exchange per step) */
   /* run time */
+  int region;                       /* rlo, rhi set (stn_mpi_region) */
+  long rlo[STN_MAX_RANK], rhi[STN_MAX_RANK];
+  int ext;                          /* the layers past its part this call computes */
   int pending, nreq;
   unsigned char sel[64];            /* fields in this exchange */
   MPI_Request req[2 * STN_MPI_DIRS];
@@ -76,11 +105,16 @@ typedef struct stn_mpi_xch {
 } stn_mpi_xch;
 
 /* The boxes a kernel computes, in order; stn_mpi_end comes before box `wait`
- * (-1: nothing to wait for). */
+ * (-1: nothing to wait for); boxes from nown on lie past the rank's part
+ * (--tb across ranks: their points are the neighbours', computed again
+ * here, and count in no reduction). */
 typedef struct stn_mpi_parts {
-  int n, wait;
-  long lo[1 + 2 * STN_MAX_RANK][STN_MAX_RANK], hi[1 + 2 * STN_MAX_RANK][STN_MAX_RANK];
+  int n, wait, nown;
+  long lo[STN_MPI_MAXPARTS][STN_MAX_RANK], hi[STN_MPI_MAXPARTS][STN_MAX_RANK];
 } stn_mpi_parts;
+/* --tb across ranks: the kernel's region in global indices (before
+ * stn_mpi_local_box), for the points past the rank's part it computes. */
+void stn_mpi_region(stn_mpi_xch *x, const long *lo, const long *hi);
 
 /* Posts the exchange of x's stale fields and splits the local box [lo, hi)
  * into the interior (first, while the messages travel) and the shell. */
@@ -98,12 +132,23 @@ void stn_mpi_end(stn_mpi_xch *x);
 MPI_Comm stn_mpi_xch_setup(stn_mpi_xch *x, int *nbr);
 void stn_mpi_msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, int send, long *lo, long *hi);
 void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any, stn_mpi_parts *parts);
+/* What stn_mpi_begin decides, for both runtimes: which fields to exchange
+ * (x->sel; returns whether any), how far past the part to compute (x->ext),
+ * and the parts. stn_mpi_exchanged: the selected fields' ghost points are
+ * now current. */
+int stn_mpi_plan(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts);
+void stn_mpi_exchanged(stn_mpi_xch *x);
+/* --tb across ranks: after the kernel, its written fields are current
+ * x->ext layers deep. */
+void stn_mpi_wrote_deep(const stn_mpi_xch *x);
 
 /* A kernel wrote these fields: their ghost points are stale. */
 static inline void stn_mpi_wrote(stn_field *const *f, int n)
 {
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
     f[i]->halo_ok = 0;
+    f[i]->rim = NULL;
+  }
 }
 
 /* Reductions over all ranks (op: 0 sum, 1 max, 2 min). */

@@ -20,6 +20,32 @@ static void reduction_clause(Buf *b, const IrProgram *p, const IrKernel *k)
       buf_printf(b, " reduction(%s: %s)", red_clause(k->reds.data[i].op), cname(p, k->reds.data[i].name));
 }
 
+/* --tb across ranks: the parts from parts_.nown on are the neighbours'
+ * points, computed again for the next steps; the reductions keep what
+ * they had before them (stage 0: the copies declared, 1: taken, 2: put back). */
+static void print_own_reds(Buf *b, const IrProgram *p, const IrKernel *k, int stage)
+{
+  if (!k->reds.len)
+    return;
+  if (stage == 1)
+    buf_puts(b, "    if (part_ == parts_.nown) {  /* past this rank's part: no more contributions */\n");
+  if (stage == 2)
+    buf_puts(b, "  if (parts_.nown < parts_.n) {\n");
+  for (int i = 0; i < k->reds.len; i++) {
+    const IrRed *r = &k->reds.data[i];
+    const char *v = red_exact(p, r) ? arena_printf(p->arena, "%s_x_", r->name) : cname(p, r->name);
+    if (stage == 0)
+      buf_printf(b, "  %s %s_own_ = %s;  /* the rank's own points' %s */\n", red_exact(p, r) ? "stn_xsum" : ctype(r->ty),
+                 r->name, v, r->name);
+    else if (stage == 1)
+      buf_printf(b, "      %s_own_ = %s;\n", r->name, v);
+    else
+      buf_printf(b, "    %s = %s_own_;\n", v, r->name);
+  }
+  if (stage)
+    buf_puts(b, stage == 1 ? "    }\n" : "  }\n");
+}
+
 static int has_exact(const IrProgram *p, const IrKernel *k)
 {
   for (int i = 0; i < k->reds.len; i++)
@@ -83,8 +109,12 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     /* --mpi: the halos travel while the interior is computed (one part when
      * nothing is stale or without overlap), then the shell */
     buf_printf(b, "  stn_mpi_parts parts_;\n  stn_mpi_begin(&%s_x_, lo_, hi_, &parts_);\n", k->name);
+    if (k->deep)
+      print_own_reds(b, p, k, 0);
     buf_printf(b, "  for (int part_ = 0; part_ < parts_.n; part_++) {\n    if (part_ == parts_.wait)\n"
                   "      stn_mpi_end(&%s_x_);\n", k->name);
+    if (k->deep)
+      print_own_reds(b, p, k, 1);
     for (int d = 0; d < k->rank; d++)
       buf_printf(b, "    const long %s_lo_ = parts_.lo[part_][%d], %s_hi_ = parts_.hi[part_][%d];\n", index_name(d), d,
                  index_name(d), d);
@@ -132,6 +162,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   if (parts)
     buf_puts(b, "  }\n");
+  if (parts && k->deep)
+    print_own_reds(b, p, k, 2);
   print_c_wrapper_end(b, p, k, "");
   free(pr.names);
   free(use_level);

@@ -516,7 +516,7 @@ void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
   if (!p->mpi)
     return;
   int wrote = 0;
-  for (int f = 0; f < p->fields.len; f++)
+  for (int f = 0; f < p->fields.len && !k->deep; f++) /* deep: the exchange lists them */
     if (ir_stores_field(k, f))
       buf_printf(b, "%s&%s_", wrote++ ? ", " : arena_printf(p->arena, "/* kernel %s writes these: their ghost points go stale */\n"
                                                                  "static stn_field *const %s_written_[] = { ", k->name, k->name),
@@ -528,8 +528,14 @@ void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
       buf_puts(b, "\n");
     return;
   }
-  buf_printf(b, "/* kernel %s, --mpi: the fields it reads at offsets, exchanged with the neighbouring ranks\n"
-                " * before it runs (reach below:above per dimension; the sides read) */\n", k->name);
+  if (k->deep)
+    buf_printf(b, "/* kernel %s, --mpi --tb across ranks: the fields it reads (reach below:above per dimension)\n"
+                  " * or writes, exchanged %d deep on every side when a read lacks its ghost points; it computes\n"
+                  " * past its part as deep as its inputs' current ghost points allow (stn_mpi.h) */\n",
+               k->name, k->deep);
+  else
+    buf_printf(b, "/* kernel %s, --mpi: the fields it reads at offsets, exchanged with the neighbouring ranks\n"
+                  " * before it runs (reach below:above per dimension; the sides read) */\n", k->name);
   buf_printf(b, "static stn_mpi_xfield %s_xf_[] = {\n", k->name);
   for (int i = 0; i < k->xch.len; i++) {
     const IrXField *x = &k->xch.data[i];
@@ -541,11 +547,23 @@ void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
     buf_puts(b, " }, {");
     for (int d = 0; d < k->rank; d++)
       buf_printf(b, "%s%d", d ? ", " : " ", x->hi[d]);
+    if (k->deep) {
+      const char *role = x->role & XF_WFULL ? (x->role & XF_NOREAD ? "written" : "read and written")
+                         : x->role & XF_WPART ? (x->role & XF_NOREAD ? "written in part" : "read, written in part")
+                                              : "read";
+      buf_printf(b, " }, 0x%xu, %d, %d },  /* %s: %s */\n", x->dirs, x->role, k->deep, p->fields.data[x->field].label,
+                 role);
+      continue;
+    }
     buf_printf(b, " }, 0x%xu },  /* %s: %d face%s, %d edge%s, %d corner%s */\n", x->dirs, p->fields.data[x->field].label,
                faces, faces == 1 ? "" : "s", edges, edges == 1 ? "" : "s", corners, corners == 1 ? "" : "s");
   }
-  buf_printf(b, "};\nstatic stn_mpi_xch %s_x_ = { \"%s\", &%s, %d, %s_xf_, %d };\n\n", k->name, k->name,
-             cname(p, p->grids.data[k->grid].name), k->xch.len, k->name, k->overlap);
+  if (k->deep)
+    buf_printf(b, "};\nstatic stn_mpi_xch %s_x_ = { \"%s\", &%s, %d, %s_xf_, %d, %d };\n\n", k->name, k->name,
+               cname(p, p->grids.data[k->grid].name), k->xch.len, k->name, k->overlap, k->deep);
+  else
+    buf_printf(b, "};\nstatic stn_mpi_xch %s_x_ = { \"%s\", &%s, %d, %s_xf_, %d };\n\n", k->name, k->name,
+               cname(p, p->grids.data[k->grid].name), k->xch.len, k->name, k->overlap);
 }
 
 int red_exact(const IrProgram *p, const IrRed *r) { return p->mpi_exact && r->op == RED_SUM && r->ty != TY_INT; }
@@ -568,7 +586,9 @@ void print_mpi_kernel_end(Buf *b, const IrProgram *p, const IrKernel *k)
   int wrote = 0;
   for (int f = 0; f < p->fields.len && p->mpi; f++)
     wrote += ir_stores_field(k, f);
-  if (wrote)
+  if (wrote && k->deep)
+    buf_printf(b, "  stn_mpi_wrote_deep(&%s_x_);\n", k->name);
+  else if (wrote)
     buf_printf(b, "  stn_mpi_wrote(%s_written_, %d);\n", k->name, wrote);
 }
 
@@ -594,6 +614,9 @@ void print_region_bounds(Printer *pr, const char *gname)
     buf_puts(b, " };\n");
     if (k->region == REG_BOX)
       buf_printf(b, "  stn_check_box(\"%s\", &%s, lo_, hi_);\n", k->name, gname);
+    if (k->deep)
+      buf_printf(b, "  stn_mpi_region(&%s_x_, lo_, hi_);  /* for the points past this rank's part it computes */\n",
+                 k->name);
     buf_printf(b, "  stn_mpi_local_box(&%s, lo_, hi_);\n", gname);
     for (int d = 0; d < k->rank; d++) {
       int pos = 0; /* the kernel uses the position along d */
@@ -1253,7 +1276,7 @@ void print_definitions(Printer *pr)
   for (int i = 0; i < p->fields.len; i++) {
     const IrField *f = &p->fields.data[i];
     /* Named as the user names it (f[3]): --save and --help use it. */
-    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0, 0, 0 };\n", f->name, f->label, stn_type_of(f->ty),
+    buf_printf(b, "static stn_field %s_ = { \"%s\", %s, &%s, 0, 0, 0, 0, 0 };\n", f->name, f->label, stn_type_of(f->ty),
                cname(p, p->grids.data[f->grid].name));
   }
   buf_puts(b, "static stn_field *stn_fields[] = {");

@@ -949,7 +949,7 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
   }
 
   /* --mpi */
-  const char *np = parts ? "1 + 2 * STN_MAX_RANK" : "1", *part = parts ? "part_" : "0";
+  const char *np = parts ? "STN_MPI_MAXPARTS" : "1", *part = parts ? "part_" : "0";
   if (nred) {
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < nred; i++)
@@ -1005,11 +1005,13 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
     buf_puts(b, ");\n");
   }
   if (nred)
-    buf_printf(b, "  stn_cuda_mpi_red_done(rv_[0], %s, %d, ops_, dst_, dst_type_);\n", parts ? "parts_.n" : "1", nred);
+    buf_printf(b, "  stn_cuda_mpi_red_done(rv_[0], %s, %d, ops_, dst_, dst_type_);\n", parts ? "parts_.nown" : "1", nred);
   int wrote = 0;
   for (int f = 0; f < p->fields.len; f++)
     wrote += ir_stores_field(k, f);
-  if (wrote) /* their ghost points are stale (NAME_written_: print_mpi_exchange_decl) */
+  if (wrote && k->deep) /* current as deep as it computed past its part */
+    buf_printf(b, "  stn_mpi_wrote_deep(&%s_x_);\n", k->name);
+  else if (wrote) /* their ghost points are stale (NAME_written_: print_mpi_exchange_decl) */
     buf_printf(b, "  stn_mpi_wrote(%s_written_, %d);\n", k->name, wrote);
   buf_puts(b, "}\n\n");
 }

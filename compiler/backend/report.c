@@ -173,7 +173,39 @@ static void mpi_text(FILE *f, const IrProgram *p, const IrKernel *k)
 {
   const IrGrid *g = &p->grids.data[k->grid];
   fprintf(f, "  mpi:           ");
-  if (!k->xch.len) {
+  if (k->deep) {
+    /* --tb across ranks: one line of what travels, one of what is computed again */
+    int once = 0;
+    fprintf(f, "halos %d deep (--tb=%d across ranks); exchanged %d deep on every side, when a read lacks its ghost "
+               "points (about once every %d steps):", k->deep, g->ca_steps, k->deep, g->ca_steps);
+    for (int i = 0; i < k->xch.len; i++) {
+      const IrXField *x = &k->xch.data[i];
+      int reach = 0;
+      for (int d = 0; d < k->rank; d++)
+        reach |= x->lo[d] | x->hi[d];
+      if (!reach) {
+        once++;
+        continue;
+      }
+      fprintf(f, " %s (reach", p->fields.data[x->field].label);
+      for (int d = 0; d < k->rank; d++)
+        fprintf(f, " %d:%d", x->lo[d], x->hi[d]);
+      fprintf(f, ")");
+    }
+    if (once) {
+      fprintf(f, "; once, then kept current by computing past the part:");
+      for (int i = 0, n = 0; i < k->xch.len; i++) {
+        const IrXField *x = &k->xch.data[i];
+        int reach = 0;
+        for (int d = 0; d < k->rank; d++)
+          reach |= x->lo[d] | x->hi[d];
+        if (!reach)
+          fprintf(f, "%s %s", n++ ? "," : "", p->fields.data[x->field].label);
+      }
+    }
+    fprintf(f, "\n    past the part: each call computes as many layers of the neighbours' points as its inputs' "
+               "current ghost points allow (reductions count the rank's own points only)\n");
+  } else if (!k->xch.len) {
     fprintf(f, "no exchange (it reads no field at an offset)\n");
   } else {
     fprintf(f, "before each call, exchanges");

@@ -240,7 +240,11 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
             nz += y % 3 != 1;
           sides[nz - 1]++;
         }
-      fprintf(out, " sides 0x%x  ; %d faces, %d edges, %d corners\n", x->dirs, sides[0], sides[1], sides[2]);
+      if (k->deep)
+        fprintf(out, " deep %d%s%s%s\n", k->deep, x->role & XF_NOREAD ? " unread" : "", x->role & XF_WFULL ? " written"
+                : "", x->role & XF_WPART ? " written-in-part" : "");
+      else
+        fprintf(out, " sides 0x%x  ; %d faces, %d edges, %d corners\n", x->dirs, sides[0], sides[1], sides[2]);
     }
     double total = 0;
     int msgs = 0;

@@ -70,7 +70,11 @@ typedef struct IrRed { const char *name; RedOp op; Type ty; } IrRed;
  * e is set when the ghost region on side e is read, e = sum over d of
  * (side_d + 1) 3^(rank - 1 - d) with side_d in -1, 0, +1 (faces; edges and
  * corners only when some read is diagonal). */
-typedef struct IrXField { int field; int lo[MAX_RANK], hi[MAX_RANK]; unsigned dirs; } IrXField;
+/* A field in a kernel's exchange: its reach below and above per
+ * dimension, the ghost regions it reads (dirs) and, under --tb across
+ * ranks, how the kernel uses it (XF_*, 0: read only). */
+typedef struct IrXField { int field; int lo[MAX_RANK], hi[MAX_RANK]; unsigned dirs; int role; } IrXField;
+enum { XF_WFULL = 1, XF_WPART = 2, XF_NOREAD = 4 };
 
 typedef enum GpuStrategy { GPU_NONE, GPU_NAIVE, GPU_STREAM, GPU_SMEM } GpuStrategy;
 typedef struct IrArg { const char *name; Type ty; } IrArg;
@@ -120,6 +124,7 @@ typedef struct IrKernel {
   Vec(IrXField) xch;       /* fields exchanged before the kernel runs */
   int overlap;             /* computes its interior while the halos travel */
   double xbytes[27];       /* bytes a rank sends in direction e per exchange (the report's decomposition) */
+  int deep;                /* --tb across ranks: its grid's halo depth (0: exchanges per step) */
   const char *overlap_why; /* one line: why it overlaps or not */
 } IrKernel;
 
@@ -136,6 +141,9 @@ typedef struct IrGrid {
    * between ranks (periodic[] is then cleared: kernels read the halo) */
   int ranks[MAX_RANK], wrap[MAX_RANK];
   long part[MAX_RANK];     /* the largest part's points per dimension then (0: sizes unknown) */
+  /* --mpi --tb=T (passes/mpi.c, after tblock): communication-avoiding
+   * steps across ranks: halos deep = T x reach, exchanged once per T steps */
+  int ca_steps, deep;
 } IrGrid;
 /* name: the C identifier (f_3_ for component 3 of f[9]); label: what
  * the user calls it (f[3]), for messages, --save and comments. */

@@ -101,10 +101,8 @@ static void exchanges(IrProgram *p, IrKernel *k)
     }
     x->dirs |= dirs_of(k->rank, n->off);
   }
-  if (!k->xch.len) {
-    k->overlap = 0;
+  if (!k->xch.len) /* k->overlap stays: pass_mpi_deep may give it an exchange */
     k->overlap_why = "no exchange: it reads no field at an offset";
-  }
 }
 
 static size_t type_bytes(Type t) { return t == TY_DOUBLE ? 8 : 4; }
@@ -130,9 +128,14 @@ static void exchange_bytes(const IrProgram *p, IrKernel *k)
       const IrXField *xf = &k->xch.data[i];
       if (!(xf->dirs >> back & 1))
         continue;
+      int reach = 0; /* deep: a field read at its points only travels once */
+      for (int d = 0; d < k->rank; d++)
+        reach |= xf->lo[d] | xf->hi[d];
+      if (k->deep && !reach)
+        continue;
       double pts = 1;
       for (int d = 0; d < k->rank; d++)
-        pts *= side[d] == 0 ? (double)g->part[d] : side[d] > 0 ? xf->lo[d] : xf->hi[d];
+        pts *= side[d] == 0 ? (double)g->part[d] : k->deep ? k->deep : side[d] > 0 ? xf->lo[d] : xf->hi[d];
       k->xbytes[e] += pts * (double)type_bytes(p->fields.data[xf->field].ty);
     }
   }
@@ -179,5 +182,86 @@ void pass_mpi(IrProgram *p, const PassOptions *o)
     exchange_bytes(p, k);
     if (k->xch.len && k->overlap)
       k->overlap_why = "its interior (the points whose reads stay on the rank) while the halos travel, then the shell";
+  }
+}
+
+/* --tb across ranks: every field the kernel reads (its reach, 0 at its
+ * points) or writes (fully or through a predicate), in every direction. */
+static void deep_exchanges(IrProgram *p, IrKernel *k)
+{
+  unsigned all = 0;
+  int ndirs = k->rank == 1 ? 3 : k->rank == 2 ? 9 : 27;
+  for (int e = 0; e < ndirs; e++)
+    if (e != ndirs / 2)
+      all |= 1u << e;
+  for (int f = 0; f < p->fields.len; f++) {
+    int reads = 0, full = 0, part = 0;
+    IrXField nx = { .field = f, .dirs = all };
+    for (int i = 0; i < k->nodes.len; i++) {
+      const IrNode *n = &k->nodes.data[i];
+      if (n->op != OP_LOAD || n->ref != f)
+        continue;
+      reads = 1;
+      for (int d = 0; d < k->rank; d++) {
+        if (-n->off[d] > nx.lo[d])
+          nx.lo[d] = -n->off[d];
+        if (n->off[d] > nx.hi[d])
+          nx.hi[d] = n->off[d];
+      }
+    }
+    for (int i = 0; i < k->effects.len; i++) {
+      const IrEffect *e = &k->effects.data[i];
+      if (e->kind == EFF_STORE && e->ref == f)
+        *(e->pred < 0 ? &full : &part) = 1;
+    }
+    if (!reads && !full && !part)
+      continue;
+    nx.role = (full ? XF_WFULL : 0) | (part && !full ? XF_WPART : 0) | (reads ? 0 : XF_NOREAD);
+    vec_push(&k->xch, nx);
+  }
+}
+
+void pass_mpi_deep(IrProgram *p)
+{
+  for (int g = 0; g < p->grids.len; g++) {
+    IrGrid *gr = &p->grids.data[g];
+    if (!gr->ca_steps)
+      continue;
+    /* T steps of the kernel with the widest reach on the grid */
+    int reach = 1;
+    for (int i = 0; i < p->kernels.len; i++) {
+      const IrKernel *k = p->kernels.data[i];
+      for (int j = 0; j < k->xch.len && k->grid == g; j++)
+        for (int d = 0; d < k->rank; d++) {
+          reach = k->xch.data[j].lo[d] > reach ? k->xch.data[j].lo[d] : reach;
+          reach = k->xch.data[j].hi[d] > reach ? k->xch.data[j].hi[d] : reach;
+        }
+    }
+    gr->deep = gr->ca_steps * reach;
+    for (int d = 0; d < gr->rank; d++) {
+      gr->halo_lo[d] = gr->halo_lo[d] > gr->deep ? gr->halo_lo[d] : gr->deep;
+      gr->halo_hi[d] = gr->halo_hi[d] > gr->deep ? gr->halo_hi[d] : gr->deep;
+    }
+    for (int i = 0; i < p->kernels.len; i++) {
+      IrKernel *k = p->kernels.data[i];
+      if (k->grid != g)
+        continue;
+      k->deep = gr->deep;
+      k->xch.len = 0;
+      deep_exchanges(p, k);
+      memset(k->xbytes, 0, sizeof k->xbytes);
+      exchange_bytes(p, k);
+      int reach = 0;
+      for (int j = 0; j < k->xch.len; j++)
+        for (int d = 0; d < k->rank; d++)
+          reach |= k->xch.data[j].lo[d] | k->xch.data[j].hi[d];
+      if (!k->overlap)
+        k->overlap_why = "-fno-overlap: it waits for the halos, then computes";
+      else
+        k->overlap_why = reach ? "its interior (the points whose reads stay on the rank) while the halos travel, then "
+                                 "the shell and the points past its part it computes for the next steps"
+                               : "its part while the halos travel (it reads no field at an offset), then the points "
+                                 "past its part";
+    }
   }
 }

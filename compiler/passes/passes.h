@@ -75,6 +75,9 @@ void pass_cost(IrProgram *p, const PassOptions *o);
 void pass_gpu(IrProgram *p, const PassOptions *o);
 void pass_tblock(IrProgram *p, const PassOptions *o);
 void pass_mpi(IrProgram *p, const PassOptions *o);
+/* After tblock: the grids with ca_steps get deep halos and their kernels
+ * exchanges that cover every field they read or write. */
+void pass_mpi_deep(IrProgram *p);
 
 /* Rebuilding helper: copies the nodes reachable from the kernel's roots
  * (effects and region bounds) in order, applying `map` to operands, and

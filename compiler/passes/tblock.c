@@ -404,10 +404,30 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
         int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
-        if (!why && o->mpi && steps > 1)
-          why = arena_printf(p->arena, "--mpi: temporal blocking across ranks (halos %d times as wide, exchanged once per "
-                                       "pass) is not implemented yet; single steps, each after its own exchange",
-                             steps);
+        if (!why && o->mpi && steps > 1) {
+          /* Across ranks the steps stay single kernels; what blocking buys
+           * there is fewer exchanges (passes/mpi.c: pass_mpi_deep). */
+          IrGrid *g = &p->grids.data[p->kernels.data[tb.kernel]->grid];
+          size_t len;
+          const char *v = pass_option_for_kernel(tb_option(o), p->kernels.data[tb.kernel]->name, &len);
+          int wraps = 0;
+          for (int d = 0; d < g->rank; d++)
+            wraps |= g->wrap[d];
+          if (v && len == 4 && strncmp(v, "auto", 4) == 0)
+            why = "--mpi: --tb=auto blocks no loop across ranks (--tb=N exchanges N-deep halos once every N steps); "
+                  "single steps, each after the exchange it needs";
+          else if (wraps)
+            why = "--mpi: temporal blocking across ranks is not supported on a grid that wraps (the ghost points "
+                  "across the wrap have no position to compute them at); single steps, each after its own exchange";
+          else {
+            if (steps > g->ca_steps)
+              g->ca_steps = steps;
+            why = arena_printf(p->arena, "--mpi: communication-avoiding across ranks instead: halos %d steps deep, "
+                                         "exchanged once every %d steps, each step computing past the rank's part "
+                                         "what the next ones read (single-step kernels)",
+                               steps, steps);
+          }
+        }
         if (!why && steps <= 1)
           why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(tb_option(o), "auto")
@@ -544,4 +564,6 @@ void pass_tblock(IrProgram *p, const PassOptions *o)
 {
   visit(p, o, &p->main, 0);
   add_scratch(p, &p->main);
+  if (o->mpi)
+    pass_mpi_deep(p);
 }
