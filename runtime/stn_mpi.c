@@ -827,7 +827,7 @@ static void exchange_profile(void)
   for (stn_mpi_xch *x = xch_list; x; x = x->next) {
     double mine[5] = { x->prof.pack, x->prof.wait, x->prof.unpack, x->prof.flight, x->prof.bytes }, most[5];
     MPI_Reduce(mine, most, 5, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    if (world_rank == 0)
+    if (world_rank == 0 && x->prof.exchanges) /* (the same count on every rank) */
       fprintf(stderr, "%-22s %8ld %10.2f %9.3f %9.3f %9.3f %9.3f %7.1f%%\n", x->kernel, x->prof.exchanges,
               most[4] / 1e6, 1e3 * most[0], 1e3 * most[1], 1e3 * most[2], 1e3 * most[3],
               most[3] > 0 ? 100.0 * (1.0 - most[1] / most[3]) : 0.0);

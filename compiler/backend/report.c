@@ -285,7 +285,7 @@ static void mpi_json(FILE *f, const IrProgram *p, const IrKernel *k)
   fprintf(f, "}, \"predicted_exchange_us\": %.3f, \"link_bandwidth_gbs\": %g, \"overlap\": %s, \"overlap_why\": ",
           total / (p->link_bw * 1e3), p->link_bw, k->overlap && k->xch.len ? "true" : "false");
   json_str(f, k->overlap_why);
-  fprintf(f, "}");
+  fprintf(f, ", \"halo_depth\": %d}", k->deep);
 }
 
 static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, const IrProgram *gpu, int ki)
