@@ -20,6 +20,7 @@
 #                     and the fields of the 2-GPU run against the 1-GPU
 #                     run's, bit for bit
 #          OUT=dir    where logs go
+#          OVERLAP_SIZE=L  the overlap part on Himeno L instead of M
 #          GPUS=n     GPUs to use for scaling (default: all)
 #
 # Verification builds use -fmad=false (they round like the CPU); timing
@@ -176,20 +177,25 @@ gflops() { awk '/^MFLOPS measured :/ { printf "%.1f", $NF / 1e3 }' "$1"; }
 
 if want overlap; then
   built h1 && built hov && built hno && built hca || exit 1
-  M="--NI=129 --NJ=129 --NK=257 --ITERS=500"
+  # OVERLAP_SIZE=L: Himeno L (257x257x513), 100 sweeps, instead of M
+  if [ "${OVERLAP_SIZE:-M}" = L ]; then
+    M="--NI=257 --NJ=257 --NK=513 --ITERS=100" its=100 mname="Himeno L (257x257x513)"
+  else
+    M="--NI=129 --NJ=129 --NK=257 --ITERS=500" its=500 mname="Himeno M (129x129x257)"
+  fi
   best() { # CMD... -> best ms per sweep of 3
     local b=""
     for r in 1 2 3; do
       # shellcheck disable=SC2068
       CUDA_VISIBLE_DEVICES=0 $@ >"$T/o.out" 2>"$T/o.err" </dev/null || { echo "FAILED"; return; }
-      t=$(sweep "$T/o.out" 500)
+      t=$(sweep "$T/o.out" "$its")
       b=$(awk -v a="$b" -v t="$t" 'BEGIN { print (a == "" || t < a) ? t : a }')
     done
     echo "$b"
   }
   overlap_set() { # LABEL: the ranks share the GPU as LABEL says
     say ""
-    say "overlap, $1: Himeno M (129x129x257) on one GPU, 500 sweeps; ms per sweep by the program's timer (best of 3):"
+    say "overlap, $1: $mname on one GPU, $its sweeps; ms per sweep by the program's timer (best of 3):"
     s1=$(best "$T/h1" $M)
     m1=$(best $MPIRUN -np 1 "$T/hov" $M)
     ov=$(best $MPIRUN -np 2 "$T/hov" $M --ranks=2)

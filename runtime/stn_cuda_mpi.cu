@@ -324,6 +324,14 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
     }
   }
   STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+  /* --tb across ranks: a field this kernel writes may travel (the first
+   * time, or when it reads it too); its old points must be packed before
+   * the interior overwrites them */
+  for (int i = 0; i < x->nfields; i++)
+    if (x->sel[i] && (x->fields[i].role & (STN_X_WFULL | STN_X_WPART))) {
+      STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.packed, 0));
+      break;
+    }
   x->prof.bytes += (double)ex.stotal;
   x->prof.pack += stn_time() - t0;
 }

@@ -86,12 +86,19 @@ void ir_verify(const IrProgram *p, const char *after)
       check(k->hi[d] >= 0 && k->hi[d] < k->nodes.len && k->nodes.data[k->hi[d]].ty == TY_INT, after, k->name,
             k->hi[d], "bad region bound");
     }
-    /* --mpi: an exchange is of a field the kernel loads, within the halo,
-     * and a kernel with loads at offsets exchanges them (passes/mpi.c) */
+    /* --mpi: an exchange is of a field the kernel loads (--tb across
+     * ranks: or stores, as its role says), within the halo, and a kernel
+     * with loads at offsets exchanges them (passes/mpi.c) */
+    check(!k->deep || (k->deep <= g->halo_lo[0] && k->deep <= g->halo_hi[0]), after, k->name, -1,
+          "deep exchange deeper than the grid's halo");
     for (int i = 0; i < k->xch.len; i++) {
       const IrXField *x = &k->xch.data[i];
-      check(x->field >= 0 && x->field < p->fields.len && ir_reads_field(k, x->field), after, k->name, -1,
-            "exchange of a field the kernel does not read");
+      int roles = x->field >= 0 && x->field < p->fields.len &&
+                  (x->role & XF_NOREAD ? !ir_reads_field(k, x->field) : ir_reads_field(k, x->field)) &&
+                  !(x->role & (XF_WFULL | XF_WPART)) == !ir_stores_field(k, x->field);
+      check(roles && (k->deep || !x->role), after, k->name, -1,
+            k->deep ? "exchange whose role is not what the kernel does with the field"
+                    : "exchange of a field the kernel does not read");
       for (int d = 0; d < k->rank; d++)
         check(x->lo[d] <= g->halo_lo[d] && x->hi[d] <= g->halo_hi[d], after, k->name, -1,
               "exchange wider than the grid's halo");
