@@ -98,6 +98,7 @@ if want verify; then
     job "$ex.overlap" "build/stencilc --mpi --target=cuda --cflags='-O3 -fmad=false' --build -o $T/$ex.overlap $src"
     job "$ex.no-overlap" "build/stencilc --mpi --target=cuda -fno-overlap --cflags='-O3 -fmad=false' --build -o $T/$ex.no-overlap $src"
     job "$ex.tb4" "build/stencilc --mpi --target=cuda --tb=4 --cflags='-O3 -fmad=false' --build -o $T/$ex.tb4 $src"
+    job "$ex.det" "build/stencilc --mpi --target=cuda --deterministic-reductions --build -o $T/$ex.det $src"
   done < <(cases)
 fi
 if want overlap; then
@@ -166,6 +167,40 @@ if want verify; then
         [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san4.out" >>"$LOG/mpi.log"; } ;;
       esac
     fi
+  done 3< <(cases)
+
+  # --deterministic-reductions on the GPU: exact sums, so every printed
+  # number and every field the same, bit for bit, for any rank count and
+  # decomposition (CG's fields depend on its dot products)
+  say ""
+  say "determinism (GPU $CUDA_VISIBLE_DEVICES): --mpi --deterministic-reductions on 2, 3, 4 ranks and forced decompositions, against 1 rank, exactly:"
+  while IFS='|' read -r -u 3 ex src args fields checks; do
+    built "$ex.det" || continue
+    line="  $ex:"
+    for run in 1 2 3 4 4:--ranks=4 4:--ranks=1x4 3:--ranks=1x1x3; do
+      np=${run%%:*} extra=""
+      [ "$run" != "$np" ] && extra=${run#*:}
+      case $ex in jacobi2d|lbm_d2q9) [ "$extra" = --ranks=1x1x3 ] && continue ;; esac
+      saves=""
+      for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.det.$np${extra#--ranks=}.${f%%:*}"; done
+      # shellcheck disable=SC2086
+      if ! (cd "$T" && $MPIRUN -np "$np" "$T/$ex.det" $args $extra $saves >"$T/$ex.det.$np${extra#--ranks=}.out" 2>&1 </dev/null); then
+        line="$line $run RUN FAILED"; fail=1; continue
+      fi
+      [ "$run" = 1 ] && continue
+      ok=1
+      for f in $fields; do
+        cmp -s "$T/$ex.det.$np${extra#--ranks=}.${f%%:*}" "$T/$ex.det.1.${f%%:*}" || ok=0
+      done
+      IFS=';' read -ra cks <<<"$checks"
+      for c in "${cks[@]}"; do
+        rest=${c#*:} label=${rest%:*}
+        a=$(grep -m1 "^$label" "$T/$ex.det.$np${extra#--ranks=}.out") b=$(grep -m1 "^$label" "$T/$ex.det.1.out")
+        [ -n "$a" ] && [ "$a" = "$b" ] || ok=0
+      done
+      [ $ok = 1 ] && line="$line $run ok" || { line="$line $run DIFFERS"; fail=1; }
+    done
+    say "$line"
   done 3< <(cases)
   unset CUDA_VISIBLE_DEVICES
 fi

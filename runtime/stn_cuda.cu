@@ -464,7 +464,20 @@ __global__ static void identity_kernel(double *slots, int nred, red_ops ops)
 {
   int r = threadIdx.x;
   if (r < nred)
-    slots[r] = ops.op[r] == STN_RED_SUM ? 0.0 : ops.op[r] == STN_RED_MAX ? -INFINITY : INFINITY;
+    slots[r] = ops.op[r] == STN_RED_MAX ? -INFINITY : ops.op[r] == STN_RED_MIN ? INFINITY : 0.0;
+}
+
+/* Exact sums: block x sums word threadIdx.x of its reduction's n blocks
+ * (integers: in any order the same). */
+__global__ static void xfinish_kernel(const long long *xpart, size_t n, long long *out)
+{
+  const long long *part = xpart + (size_t)blockIdx.x * n * STN_XACC_W;
+  for (int w = threadIdx.x; w < STN_XACC_W; w += blockDim.x) {
+    long long v = 0;
+    for (size_t b = 0; b < n; b++)
+      v += part[b * STN_XACC_W + w];
+    out[(size_t)blockIdx.x * STN_XACC_W + w] = v;
+  }
 }
 
 /* Two stages when there are many partials (a 257x257x513 Himeno sweep
@@ -482,10 +495,16 @@ static void start(stn_reduction *r, int nred, const int *ops, int atomic)
     stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, STN_MAXRED);
   r->nred = nred;
   r->atomic = atomic;
-  for (int i = 0; i < nred; i++)
+  for (int i = 0; i < nred; i++) {
     r->ops[i] = ops[i];
+    r->nx += ops[i] == STN_RED_XSUM;
+  }
   STN_CUDA_CHECK(cudaHostAlloc(&r->out, STN_MAXRED * sizeof(double), cudaHostAllocMapped));
   STN_CUDA_CHECK(cudaHostGetDevicePointer(&r->out_dev, r->out, 0));
+  if (r->nx) {
+    STN_CUDA_CHECK(cudaHostAlloc(&r->xout, (size_t)r->nx * STN_XACC_W * sizeof(long long), cudaHostAllocMapped));
+    STN_CUDA_CHECK(cudaHostGetDevicePointer(&r->xout_dev, r->xout, 0));
+  }
   r->started = 1;
 }
 
@@ -535,6 +554,16 @@ double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks)
   return r->part;
 }
 
+long long *stn_cuda_reduction_xpartials(stn_reduction *r, size_t nblocks)
+{
+  if (nblocks > r->xcap) {
+    STN_CUDA_CHECK(cudaFree(r->xpart));
+    STN_CUDA_CHECK(cudaMalloc(&r->xpart, nblocks * (size_t)r->nx * STN_XACC_W * sizeof(long long)));
+    r->xcap = nblocks;
+  }
+  return r->xpart;
+}
+
 void stn_cuda_reduction_end(stn_reduction *r)
 {
   if (r->pending)
@@ -554,6 +583,10 @@ void stn_cuda_reduction_end(stn_reduction *r)
 static void finish_async(stn_reduction *r)
 {
   red_ops o = ops_of(r);
+  if (r->nx) {
+    xfinish_kernel<<<r->nx, 128>>>(r->xpart, r->nblocks, r->xout_dev);
+    stn_cuda_check_launch("reduction (exact finish)", dim3(r->nx), dim3(128));
+  }
   if (r->atomic) {
     finish_kernel<<<1, 32>>>(r->part, 1, 1, 1, r->nred, o, r->out_dev);
     stn_cuda_check_launch("reduction (finish)", dim3(1), dim3(32));
@@ -598,9 +631,23 @@ void stn_cuda_sync(void)
   STN_CUDA_CHECK(cudaDeviceSynchronize());
   for (int i = 0; i < npend; i++) {
     stn_reduction *r = pend[i];
-    for (int j = 0; j < r->nred; j++)
+    for (int j = 0, xi = 0; j < r->nred; j++) {
+      if (r->ops[j] == STN_RED_XSUM) { /* the exact sum of the blocks' digits */
+        stn_xsum x;
+        stn_xsum_zero(&x);
+        const long long *w = r->xout + (size_t)xi++ * STN_XACC_W;
+        for (int d = 0; d < STN_XSUM_DIGITS; d++)
+          x.d[d] = w[d];
+        x.special = (w[STN_XSUM_DIGITS] ? 1 : 0) | (w[STN_XSUM_DIGITS + 1] ? 2 : 0) | (w[STN_XSUM_DIGITS + 2] ? 4 : 0);
+        if (r->dst[j] && r->dst_type[j] == STN_XSUM_DST)
+          *(stn_xsum *)r->dst[j] = x;
+        else if (r->dst[j])
+          deliver(stn_xsum_value(&x), r->dst[j], r->dst_type[j]);
+        continue;
+      }
       if (r->dst[j])
         deliver(r->out[j], r->dst[j], r->dst_type[j]);
+    }
     stn_prof_transfer(0, (double)r->nred * sizeof(double));
     r->pending = 0;
   }

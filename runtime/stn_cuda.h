@@ -218,7 +218,8 @@ void stn_cuda_release(stn_program *p);
  * forces staging.
  *
  * Reductions under --mpi are as lazy as a single GPU's: stn_cuda_mpi_red_init
- * fills vals (nparts x nred, static in the wrapper) with the identities and
+ * fills vals (nparts x nred, static in the wrapper; xvals the same for the
+ * exact sums of --deterministic-reductions, or NULL) with the identities and
  * drops the parts' undelivered results of the last call, each part's launch
  * delivers its results into its row when finished, and stn_cuda_mpi_red_done
  * only records that vals are to be combined into dst. The next
@@ -234,9 +235,10 @@ struct stn_mpi_parts;
 void stn_cuda_mpi_init(stn_program *p);
 void stn_cuda_mpi_begin(struct stn_mpi_xch *x, const long *lo, const long *hi, struct stn_mpi_parts *parts);
 void stn_cuda_mpi_end(struct stn_mpi_xch *x);
-void stn_cuda_mpi_red_init(double *vals, struct stn_reduction *red, int nparts, int nred, const int *ops);
-void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
-                           const stn_type *dst_type);
+void stn_cuda_mpi_red_init(double *vals, stn_xsum *xvals, struct stn_reduction *red, int nparts, int nred,
+                           const int *ops);
+void stn_cuda_mpi_red_done(const double *vals, const stn_xsum *xvals, int nparts, int nred, const int *ops,
+                           void *const *dst, const stn_type *dst_type);
 void stn_cuda_mpi_finish(stn_program *p);
 
 /* Library mode (stn.h): the device check, and device fields' points copied
@@ -267,13 +269,23 @@ typedef struct stn_reduction {
   int pending;              /* launched, not yet finished and delivered */
   void *dst[STN_MAXRED];    /* main's variables (NULL: not delivered) */
   stn_type dst_type[STN_MAXRED];
+  /* exact sums (STN_RED_XSUM): per block the digits of stn_xsum (below) */
+  int nx;                   /* how many of the reductions */
+  long long *xpart;         /* device: nx x xcap x STN_XACC_W digits */
+  size_t xcap;
+  long long *xout, *xout_dev; /* mapped host memory: nx x STN_XACC_W, summed over the blocks */
 } stn_reduction;
 
 /* Before a launch: set up r and record where its results go. */
 void stn_cuda_reduction_begin(stn_reduction *r, int nred, const int *ops, int atomic, void *const *dst,
                               const stn_type *dst_type);
-/* In the launch: the partials' storage for nblocks blocks. */
+/* In the launch: the partials' storage for nblocks blocks (and the exact
+ * sums' digits, when the kernel has some). */
 double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks);
+long long *stn_cuda_reduction_xpartials(stn_reduction *r, size_t nblocks);
+/* A result type for stn_cuda_reduction_begin: an exact sum delivered as
+ * its stn_xsum (--mpi: combined over the parts and ranks before rounding). */
+#define STN_XSUM_DST ((stn_type)16)
 /* After the launch: the result is pending. */
 void stn_cuda_reduction_end(stn_reduction *r);
 /* Waits for the device, finishing and delivering every pending result,
@@ -291,7 +303,75 @@ double stn_cuda_time(void);
 void stn_cuda_prof_start(stn_kprof *k);
 void stn_cuda_prof_stop(stn_kprof *k, double points);
 
-enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2 };
+enum { STN_RED_SUM = 0, STN_RED_MAX = 1, STN_RED_MIN = 2, STN_RED_XSUM = 3 /* exact (--mpi --deterministic-reductions) */ };
+
+/* Exact sums on the device (--mpi --deterministic-reductions): the
+ * digits of stn_xsum (base 2^32 from 2^-1074), then counts of +inf, -inf
+ * and NaN; a block adds each point's value into one of STN_XACC_COPIES
+ * copies in shared memory (by warp, against contention) with integer
+ * atomics, so the order of the additions does not matter; the block's
+ * copies are summed and carried into STN_XACC_W words of the partials,
+ * and the finish sums the blocks' words, again as integers. The host
+ * rounds the exact sum once (stn_xsum_value), after the ranks'. */
+#define STN_XACC_W (STN_XSUM_DIGITS + 3)
+#define STN_XACC_COPIES 4
+__device__ __forceinline__ void stn_xacc_init(long long *acc)
+{
+  const int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (int i = t; i < STN_XACC_COPIES * STN_XACC_W; i += blockDim.x * blockDim.y * blockDim.z)
+    acc[i] = 0;
+  __syncthreads();
+}
+__device__ __forceinline__ void stn_xacc_add(long long *acc, double v)
+{
+  const int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  unsigned long long *a = (unsigned long long *)acc + ((t >> 5) % STN_XACC_COPIES) * STN_XACC_W;
+  const unsigned long long bits = (unsigned long long)__double_as_longlong(v);
+  const int ex = (int)((bits >> 52) & 0x7ff);
+  if (ex == 0x7ff) {
+    atomicAdd(&a[STN_XSUM_DIGITS + ((bits & 0xfffffffffffffull) ? 2 : (bits >> 63) ? 1 : 0)], 1ull);
+    return;
+  }
+  const unsigned long long m = (bits & 0xfffffffffffffull) | (ex ? 1ull << 52 : 0);
+  if (!m)
+    return;
+  const int pos = ex ? ex - 1 : 0, q = pos >> 5, s = pos & 31; /* v = m 2^(pos - 1074) */
+  const unsigned long long lo = m << s, hi = s ? m >> (64 - s) : 0;
+  long long d0 = (long long)(lo & 0xffffffffull), d1 = (long long)(lo >> 32), d2 = (long long)hi;
+  if (bits >> 63) {
+    d0 = -d0;
+    d1 = -d1;
+    d2 = -d2;
+  }
+  if (d0)
+    atomicAdd(&a[q], (unsigned long long)d0);
+  if (d1)
+    atomicAdd(&a[q + 1], (unsigned long long)d1);
+  if (d2)
+    atomicAdd(&a[q + 2], (unsigned long long)d2);
+}
+/* Every thread calls it: the block's copies summed, carried, into out[STN_XACC_W]. */
+__device__ __forceinline__ void stn_xacc_store(long long *acc, long long *out)
+{
+  __syncthreads();
+  const int t = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  for (int i = t; i < STN_XACC_W; i += blockDim.x * blockDim.y * blockDim.z) {
+    long long v = 0;
+    for (int c = 0; c < STN_XACC_COPIES; c++)
+      v += acc[c * STN_XACC_W + i];
+    acc[i] = v;
+  }
+  __syncthreads();
+  if (t == 0) { /* digits into [0, 2^32), the last signed: the blocks' sum cannot overflow */
+    for (int i = 0; i < STN_XSUM_DIGITS - 1; i++) {
+      const long long c = acc[i] >> 32;
+      acc[i] -= c * (1ll << 32);
+      acc[i + 1] += c;
+    }
+    for (int i = 0; i < STN_XACC_W; i++)
+      out[i] = acc[i];
+  }
+}
 
 template <int OP> __device__ __forceinline__ double stn_combine(double a, double b)
 {

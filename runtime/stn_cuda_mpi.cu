@@ -385,13 +385,17 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
 
 /* ---- reductions -------------------------------------------------------------- */
 
-static double identity(int op) { return op == STN_RED_SUM ? 0.0 : op == STN_RED_MAX ? -INFINITY : INFINITY; }
+static double identity(int op) { return op == STN_RED_MAX ? -INFINITY : op == STN_RED_MIN ? INFINITY : 0.0; }
 
-void stn_cuda_mpi_red_init(double *vals, struct stn_reduction *red, int nparts, int nred, const int *ops)
+void stn_cuda_mpi_red_init(double *vals, stn_xsum *xvals, struct stn_reduction *red, int nparts, int nred,
+                           const int *ops)
 {
   for (int q = 0; q < nparts; q++) {
-    for (int r = 0; r < nred; r++)
+    for (int r = 0; r < nred; r++) {
       vals[q * nred + r] = identity(ops[r]);
+      if (xvals)
+        stn_xsum_zero(&xvals[q * nred + r]);
+    }
     /* a part launched last call but not this one must not deliver into its
      * row later: drop its undelivered results (no one has read them) */
     for (int r = 0; r < STN_MAXRED; r++)
@@ -403,6 +407,7 @@ void stn_cuda_mpi_red_init(double *vals, struct stn_reduction *red, int nparts, 
  * were first recorded (the same on every rank: the program's order). */
 typedef struct {
   const double *vals;
+  const stn_xsum *xvals;
   int nparts, nred, ops[STN_MAXRED];
   void *dst[STN_MAXRED];
   stn_type dst_type[STN_MAXRED];
@@ -414,6 +419,14 @@ static void combine_now(const combine *c)
 {
   double all[STN_MAXRED];
   for (int r = 0; r < c->nred; r++) {
+    if (c->ops[r] == STN_RED_XSUM) { /* exact: the parts' digits, then the ranks', rounded once */
+      stn_xsum x;
+      stn_xsum_zero(&x);
+      for (int q = 0; q < c->nparts; q++)
+        stn_xsum_merge(&x, &c->xvals[q * c->nred + r]);
+      all[r] = stn_mpi_xsum(&x);
+      continue;
+    }
     double v = identity(c->ops[r]);
     for (int q = 0; q < c->nparts; q++) { /* in the parts' order: the same from run to run */
       const double w = c->vals[q * c->nred + r];
@@ -432,8 +445,8 @@ static void combine_pending(void)
   ncomb = 0;
 }
 
-void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *ops, void *const *dst,
-                           const stn_type *dst_type)
+void stn_cuda_mpi_red_done(const double *vals, const stn_xsum *xvals, int nparts, int nred, const int *ops,
+                           void *const *dst, const stn_type *dst_type)
 {
   if (nred > STN_MAXRED)
     stn_fatal("a kernel has %d reductions; at most %d are supported on the GPU", nred, STN_MAXRED);
@@ -459,6 +472,7 @@ void stn_cuda_mpi_red_done(const double *vals, int nparts, int nred, const int *
     c = &comb[ncomb++];
   }
   c->vals = vals;
+  c->xvals = xvals;
   c->nparts = nparts;
   c->nred = nred;
   for (int r = 0; r < nred; r++) {

@@ -97,7 +97,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   /* After the pointers: a field named s0 has its record in s0_. */
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
-  print_red_locals(b, p, k);
+  print_red_locals(b, p, k, 0);
   emit_level(&pr, 0, 1);
   print_region_bounds(&pr, gname);
   print_prof_decl(b, k, 1);

@@ -636,7 +636,7 @@ void cg_c_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, int openmp)
   }
   for (int d = 0; d < r - 1; d++)
     buf_printf(b, "  const long s%d_ = %s.stride[%d];\n", d, gname, d);
-  print_red_locals(b, p, k);
+  print_red_locals(b, p, k, 0);
   emit_level(&pr, 0, 1);
   print_region_bounds(&pr, gname);
   buf_printf(b, "  static stn_kprof prof_ = { \"%s x%d\", %d, %d, 0, 0, 0, NULL };\n", k->name, T, k->flops,

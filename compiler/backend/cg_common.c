@@ -481,7 +481,7 @@ void print_region_points(Buf *b, const IrKernel *k)
 }
 
 /* Each reduction's accumulator, starting at its identity. */
-void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k)
+void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k, int device)
 {
   for (int i = 0; i < k->reds.len; i++) {
     const IrRed *r = &k->reds.data[i];
@@ -491,7 +491,10 @@ void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k)
     else
       print_number(b, r->ty, r->op == RED_SUM ? 0 : r->op == RED_MAX ? -INFINITY : INFINITY);
     buf_puts(b, ";\n");
-    if (red_exact(p, r))
+    if (red_exact(p, r) && device)
+      buf_printf(b, "  __shared__ long long %s_xa_[STN_XACC_COPIES * STN_XACC_W];  /* exact: the same sum for any rank count */\n"
+                    "  stn_xacc_init(%s_xa_);\n", r->name, r->name);
+    else if (red_exact(p, r))
       buf_printf(b, "  stn_xsum %s_x_;  /* exact: the same sum for any rank count */\n  stn_xsum_zero(&%s_x_);\n",
                  r->name, r->name);
   }
@@ -697,6 +700,12 @@ int print_red_update(Printer *pr, const IrRed *rd, int val)
 {
   Buf *b = pr->b;
   const char *rn = cname(pr->p, rd->name);
+  if (red_exact(pr->p, rd) && pr->device) {
+    buf_printf(b, "stn_xacc_add(%s_xa_, (double)(", rd->name);
+    print_expr(pr, val, P_TOP, 0);
+    buf_puts(b, "))");
+    return 0;
+  }
   if (red_exact(pr->p, rd)) {
     buf_printf(b, "stn_xsum_add(&%s_x_, ", rd->name);
     print_expr(pr, val, P_TOP, 0);

@@ -56,7 +56,7 @@ int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */
 char **value_names(const IrProgram *p, const IrKernel *k, const int *use_level);
 void emit_level(Printer *pr, int level, int depth);
 void print_kernel_title(Buf *b, const IrProgram *p, const IrKernel *k);
-void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k);
+void print_red_locals(Buf *b, const IrProgram *p, const IrKernel *k, int device);
 void print_prof_decl(Buf *b, const IrKernel *k, int depth);
 void print_region_points(Buf *b, const IrKernel *k);
 void print_region_bounds(Printer *pr, const char *gname);

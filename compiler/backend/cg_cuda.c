@@ -16,6 +16,18 @@
 const char *cuda_red_op(RedOp op) { return op == RED_SUM ? "STN_RED_SUM" : op == RED_MAX ? "STN_RED_MAX" : "STN_RED_MIN"; }
 #define red_op cuda_red_op
 
+/* The runtime's op of reduction r: exact sums under --mpi
+ * --deterministic-reductions (cg_common.c: red_exact). */
+static const char *red_op_of(const IrProgram *p, const IrRed *r) { return red_exact(p, r) ? "STN_RED_XSUM" : red_op(r->op); }
+
+static int exact_reds(const IrProgram *p, const IrKernel *k)
+{
+  int n = 0;
+  for (int i = 0; i < k->reds.len; i++)
+    n += red_exact(p, &k->reds.data[i]);
+  return n;
+}
+
 void cuda_print_red_decls(Buf *b, const IrKernel *k)
 {
   buf_printf(b, "  const int ops_[] = {");
@@ -42,6 +54,10 @@ void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, cons
     else
       buf_printf(b, "      stn_part[(size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()] = v_;\n  }\n", i);
   }
+  for (int i = 0, xi = 0; i < k->reds.len; i++)
+    if (red_exact(p, &k->reds.data[i]))
+      buf_printf(b, "  stn_xacc_store(%s_xa_, stn_xpart + ((size_t)%d * gridDim.x * gridDim.y * gridDim.z + stn_block_linear()) * "
+                    "STN_XACC_W);\n", k->reds.data[i].name, xi++);
 }
 
 /* A level-0 value the per-point code needs becomes a kernel argument. */
@@ -529,6 +545,8 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
                  p->fields.data[f].name);
   if (k->reds.len)
     buf_puts(b, ", stn_part");
+  if (exact_reds(p, k))
+    buf_puts(b, ", stn_xpart");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
   for (int d = 0; d < k->rank; d++)
@@ -832,6 +850,9 @@ static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const in
   if (k->reds.len)
     buf_printf(b, "      double *const stn_part = stn_cuda_reduction_partials(&%s, (size_t)grid.x * grid.y * grid.z);\n",
                red);
+  if (exact_reds(p, k))
+    buf_printf(b, "      long long *const stn_xpart = stn_cuda_reduction_xpartials(&%s, (size_t)grid.x * grid.y * grid.z);\n",
+               red);
   /* Programmatic when the gpu pass says so (and STN_PDL=0 is not set),
    * and no launch in flight wrote a field it reads through the read-only
    * path (runtime/stn_cuda.h). */
@@ -953,7 +974,7 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
   if (nred) {
     buf_printf(b, "  const int ops_[] = {");
     for (int i = 0; i < nred; i++)
-      buf_printf(b, "%s%s", i ? ", " : "", red_op(k->reds.data[i].op));
+      buf_printf(b, "%s%s", i ? ", " : "", red_op_of(p, &k->reds.data[i]));
     buf_printf(b, "};\n  static stn_reduction red_[%s];%s\n", np, parts ? "  /* each part's partials */" : "");
     buf_puts(b, "  void *const dst_[] = {");
     for (int i = 0; i < nred; i++)
@@ -963,10 +984,13 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
       buf_printf(b, "%s%s_type_", i ? ", " : "", k->reds.data[i].name);
     buf_puts(b, "}, part_type_[] = {");
     for (int i = 0; i < nred; i++)
-      buf_puts(b, i ? ", STN_DOUBLE" : "STN_DOUBLE");
+      buf_printf(b, "%s%s", i ? ", " : "", red_exact(p, &k->reds.data[i]) ? "STN_XSUM_DST" : "STN_DOUBLE");
     buf_printf(b, "};\n  static double rv_[%s][%d];  /* %s results (the identities where it has no points) */\n", np,
                nred, parts ? "each part's" : "this rank's");
-    buf_printf(b, "  stn_cuda_mpi_red_init(rv_[0], red_, %s, %d, ops_);\n", np, nred);
+    if (exact_reds(p, k))
+      buf_printf(b, "  static stn_xsum rx_[%s][%d];  /* the exact sums' digits, the same way */\n", np, nred);
+    buf_printf(b, "  stn_cuda_mpi_red_init(rv_[0], %s, red_, %s, %d, ops_);\n", exact_reds(p, k) ? "rx_[0]" : "NULL", np,
+               nred);
   }
   int depth = 0;
   if (parts) {
@@ -988,7 +1012,7 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
   if (nred) {
     buf_puts(&body, "    void *const part_dst_[] = {");
     for (int i = 0; i < nred; i++)
-      buf_printf(&body, "%s&rv_[%s][%d]", i ? ", " : "", part, i);
+      buf_printf(&body, "%s&%s[%s][%d]", i ? ", " : "", red_exact(p, &k->reds.data[i]) ? "rx_" : "rv_", part, i);
     buf_printf(&body, "};\n    stn_cuda_reduction_begin(&%s, %d, ops_, %d, part_dst_, part_type_);\n", red, nred,
                k->gpu_atomic);
   }
@@ -1005,7 +1029,8 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
     buf_puts(b, ");\n");
   }
   if (nred)
-    buf_printf(b, "  stn_cuda_mpi_red_done(rv_[0], %s, %d, ops_, dst_, dst_type_);\n", parts ? "parts_.nown" : "1", nred);
+    buf_printf(b, "  stn_cuda_mpi_red_done(rv_[0], %s, %s, %d, ops_, dst_, dst_type_);\n", exact_reds(p, k) ? "rx_[0]" : "NULL",
+               parts ? "parts_.nown" : "1", nred);
   int wrote = 0;
   for (int f = 0; f < p->fields.len; f++)
     wrote += ir_stores_field(k, f);
@@ -1075,6 +1100,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   if (k->reds.len)
     buf_puts(b, ", double *__restrict__ stn_part");
+  if (exact_reds(p, k))
+    buf_puts(b, ", long long *__restrict__ stn_xpart");
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
   /* --mpi: the rank's first global index along each dimension whose
@@ -1090,7 +1117,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   buf_puts(b, ")\n{\n");
   for (int d = 0; d < k->rank - 1; d++)
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
-  print_red_locals(b, p, k);
+  print_red_locals(b, p, k, 1);
   print_point(b, k);
   if (k->pdl)
     buf_puts(b, "  stn_pdl_trigger(); /* the next launch may start once all blocks are here */\n"

@@ -488,7 +488,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_printf(b, "  const I s0_ = (I)%s.stride[0];\n", gname);
   if (r == 3)
     buf_printf(b, "  const I s1_ = (I)%s.stride[1];\n", gname);
-  print_red_locals(b, p, k);
+  print_red_locals(b, p, k, 1);
   if (r == 3)
     print_3d_points(b, p, tb);
   else {
@@ -823,7 +823,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   }
   for (int d = 0; d < r - 1; d++)
     buf_printf(b, "  const I s%d_ = (I)%s.stride[%d];\n", d, gname, d);
-  print_red_locals(b, p, k);
+  print_red_locals(b, p, k, 1);
   buf_puts(b, "  const int tx_ = threadIdx.x;\n");
   buf_printf(b, "  const long kk_ = (long)blockIdx.x * (BX_ - 2 * H2_) - H2_ + tx_;\n");
   print_wrapped(b, g, gname, r - 1, kx, "kk_", 1);

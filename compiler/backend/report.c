@@ -326,7 +326,8 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
               type_name(k->reds.data[i].ty), k->reds.data[i].name);
     fprintf(f, " (generated: %s%s)\n", "per thread, then per block by warp shuffles, then a fixed-order finish on the GPU; "
                                        "an OpenMP reduction clause on the CPU",
-            !cpu->mpi ? "" : cpu->mpi_exact ? "; exact sums on the CPU, then over the ranks (bit-identical for any rank count)"
+            !cpu->mpi ? "" : cpu->mpi_exact ? "; exact sums (--deterministic-reductions: on the CPU per thread, on the GPU in "
+                                              "integer digits per block), then over the ranks (bit-identical for any rank count)"
                                             : "; then over the ranks by MPI_Allreduce");
   }
   fprintf(f, "  openmp:        parallel for over %s (static schedule), simd over %s\n", index_name(0),

@@ -143,10 +143,11 @@ static void exchange_bytes(const IrProgram *p, IrKernel *k)
 
 void pass_mpi(IrProgram *p, const PassOptions *o)
 {
-  /* --deterministic-reductions on the CPU: exact sums, with or without
-   * --mpi, so the single-process program agrees with every rank count
-   * (CUDA combines block partials in a fixed order instead) */
-  p->mpi_exact = o->mpi_exact && o->target != TARGET_CUDA;
+  /* --deterministic-reductions: exact sums on the CPU, with or without
+   * --mpi, so the single-process program agrees with every rank count;
+   * on CUDA with --mpi (integer digits per block, runtime/stn_cuda.h),
+   * without it the fixed-order block partials, deterministic run to run */
+  p->mpi_exact = o->mpi_exact && (o->target != TARGET_CUDA || o->mpi);
   if (!o->mpi)
     return;
   p->mpi = 1;
