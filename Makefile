@@ -2,6 +2,7 @@
 #   make          build build/stencilc and build/libstn.a
 #   make run      build, then compile examples/himeno.stn for OpenMP and run size S
 #   make test     build, then run every test (ends with "N passed, N failed")
+#   make fuzz SECONDS=N, make fuzz-compiler SECONDS=N   random programs against every backend; libFuzzer on the compiler
 #   make install PREFIX=/usr/local   (DESTDIR too) the compiler, runtime, headers, man page,
 #                 pkg-config files and CMake package; make uninstall PREFIX=... removes them
 CC      ?= cc
@@ -71,6 +72,14 @@ $(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS) $(B)/config
 	@mkdir -p $(B)/asan
 	$(CC) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all \
 	  -DSTN_DEBUG $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
+
+# The compiler under libFuzzer (clang), for `make fuzz-compiler`:
+# tests/fuzz/compiler_fuzz.c instead of main.c.
+FUZZ_CC ?= clang
+$(B)/fuzz/stencilc-fuzz: tests/fuzz/compiler_fuzz.c $(filter-out compiler/main.c,$(SRCS)) $(GEN) $(HDRS) $(B)/config
+	@mkdir -p $(B)/fuzz
+	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DSTN_DEBUG $(WARN) \
+	  $(INC) $(DEFS) -o $@ $< $(filter-out compiler/main.c,$(SRCS)) $(GEN) -lm
 
 $(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
 	@mkdir -p $(B)/runtime
@@ -142,6 +151,23 @@ test:
 	@$(MAKE) --no-print-directory all tools $(B)/asan/stencilc
 	@tests/run.sh
 
+# Fuzzing (tests/fuzz/README.md). make fuzz SECONDS=N: random programs
+# against every CPU variant (tests/fuzz/diff; GPU=1 adds the CUDA ones),
+# then mutated programs through every code generator and the C and CUDA
+# compilers (tests/fuzz/mutate); make fuzz-compiler SECONDS=N: libFuzzer
+# on the compiler, seeded with every .stn in the tree.
+SECONDS ?= 300
+fuzz: all tools
+	tests/fuzz/diff --seconds $$(( $(SECONDS) * 2 / 3 )) $(if $(GPU),--gpu --cpu)
+	tests/fuzz/mutate --seconds $$(( $(SECONDS) / 3 ))
+
+fuzz-compiler: $(B)/fuzz/stencilc-fuzz
+	@mkdir -p $(B)/fuzz/corpus
+	@cp tests/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null; \
+	  for f in $$(find examples tests -name '*.stn'); do cp $$f $(B)/fuzz/corpus/$$(echo $$f | tr / _); done
+	ASAN_OPTIONS=detect_leaks=0 $(B)/fuzz/stencilc-fuzz -max_total_time=$(SECONDS) -dict=tests/fuzz/stn.dict -timeout=10 -detect_leaks=0 \
+	  -artifact_prefix=$(B)/fuzz/ $(B)/fuzz/corpus
+
 # make install PREFIX=... : everything a project needs to generate and link
 # kernels, relocatable (stencilc finds PREFIX/include/stencilc from its own
 # path; the pkg-config and CMake files from theirs). docs/library.md.
@@ -174,5 +200,5 @@ uninstall:
 clean:
 	rm -rf $(B)
 
-.PHONY: all tools run test clean install uninstall
+.PHONY: all tools run test clean install uninstall fuzz fuzz-compiler
 FORCE:

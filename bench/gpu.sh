@@ -18,7 +18,9 @@
 #                      VEC_ONLY=regex picks its lines), shapes (launch
 #                      shapes by the program's timer), harness
 #                      (bench/prefetch.cu, the hand-written lead), mpi
-#                      (bench/mpi.sh: --mpi verified and timed; PARTS=)
+#                      (bench/mpi.sh: --mpi verified and timed; PARTS=),
+#                      fuzz (tests/fuzz/diff --gpu: random programs on every
+#                      CUDA variant; FUZZ_SEEDS=A..B)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -388,6 +390,17 @@ section_harness() {
 }
 
 section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
+
+# The random-program campaign on the GPU (tests/fuzz/diff --gpu): every
+# CUDA strategy, --tb=1..8 and auto with STN_TB=0/1, a vector width, a
+# burst and --mpi, against the CPU reference, for FUZZ_SEEDS (default
+# 1..31); reproducers into $LOG.
+section_fuzz() {
+  say ""
+  say "fuzz: tests/fuzz/diff --gpu --seeds ${FUZZ_SEEDS:-1..31}"
+  tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "$(nproc)" 2>&1 | tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
+  grep -q ', 0 failed' "$LOG/gpu.log" || fail=1
+}
 
 if [ -n "${SECTIONS:-}" ]; then
   for sec in ${SECTIONS//,/ }; do "section_$sec"; done

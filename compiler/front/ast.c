@@ -16,12 +16,27 @@ const char *type_name(Type t)
   return "?";
 }
 
+/* Every node made since the last ast_release: the nodes are the arena's,
+ * their lists are malloc'd. */
+static NodeList made;
+
 Node *ast_new(Arena *a, NodeKind kind, Span span)
 {
   Node *n = arena_alloc(a, sizeof *n);
   n->kind = kind;
   n->span = span;
+  vec_push(&made, n);
   return n;
+}
+
+void ast_release(Program *p)
+{
+  for (int i = 0; i < made.len; i++) {
+    vec_free(&made.data[i]->list);
+    vec_free(&made.data[i]->list2);
+  }
+  vec_free(&made);
+  vec_free(&p->decls);
 }
 
 static const char *kind_names[] = {

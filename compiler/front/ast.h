@@ -51,5 +51,8 @@ typedef struct Program {
 } Program;
 
 Node *ast_new(Arena *a, NodeKind kind, Span span);
+/* Frees the lists of every node made so far and p's declarations, before
+ * the nodes' arena goes (a process that compiles one file needs not). */
+void ast_release(Program *p);
 void ast_dump(FILE *out, const Program *p, const Source *src);
 #endif

@@ -49,6 +49,9 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 %type <list> ranges reduce_opt red_list stmts decl_items print_items args args_opt
 %type <list> exprs lvalues names write_opts
 %type <op> assign_op
+/* Lists the parser discards while recovering from a syntax error: their
+ * arrays are malloc'd (the nodes are the arena's). */
+%destructor { vec_free(&$$); } <list>
 
 %right '?' ':'
 %left "||"

@@ -1756,3 +1756,15 @@ int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main)
   vec_free(&c.writes);
   return diag->nerrors - before;
 }
+
+void sema_release(Sema *s)
+{
+  Vec(Sym *) *all[] = { (void *)&s->params, (void *)&s->consts, (void *)&s->grids, (void *)&s->fields,
+                        (void *)&s->kernels, (void *)&s->vars };
+  for (int i = 0; i < s->kernels.len; i++) {
+    vec_free(&s->kernels.data[i]->kparams);
+    vec_free(&s->kernels.data[i]->reds);
+  }
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    vec_free(all[i]);
+}

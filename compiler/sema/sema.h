@@ -70,4 +70,7 @@ int sema_eval(Node *n, double *out);
 /* Checks prog; returns the number of errors. A program needs a main; a
  * library (--emit=lib, need_main 0) may leave it out. */
 int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main);
+/* Frees what sema_check allocated outside the arena (a process that
+ * compiles one file needs not). */
+void sema_release(Sema *s);
 #endif
