@@ -199,12 +199,13 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
   case OP_PARAM: buf_puts(b, cname(p, p->params.data[n->ref].name)); return;
   case OP_ARG: buf_puts(b, cname(p, pr->k->args.data[n->ref].name)); return;
   case OP_INDEX:
-    /* --mpi: loops run over this rank's points; i0_ is its first global i */
+    /* --mpi: loops run over this rank's points; stn_i0 is its first global i
+     * (a name no field's record, NAME_, can take) */
     if (pr->lane && n->ref == pr->k->rank - 1)
-      buf_printf(b, p->mpi ? "(%s0_ + %s + %d)" : "(%s%s + %d)", p->mpi ? index_name(n->ref) : "", index_name(n->ref),
+      buf_printf(b, p->mpi ? "(stn_%s0 + %s + %d)" : "(%s%s + %d)", p->mpi ? index_name(n->ref) : "", index_name(n->ref),
                  pr->lane);
     else if (p->mpi && pr->k) /* (boundary values get global indices) */
-      buf_printf(b, "(%s0_ + %s)", index_name(n->ref), index_name(n->ref));
+      buf_printf(b, "(stn_%s0 + %s)", index_name(n->ref), index_name(n->ref));
     else
       buf_puts(b, index_name(n->ref));
     return;
@@ -603,7 +604,7 @@ void print_region_bounds(Printer *pr, const char *gname)
   Buf *b = pr->b;
   if (pr->p->mpi) {
     /* The region in global indices, then this rank's part of it (local
-     * indices); i0_ is the rank's first point along i. */
+     * indices); stn_i0 is the rank's first point along i. */
     buf_puts(b, "  long lo_[] = {");
     for (int d = 0; d < k->rank; d++) {
       buf_puts(b, d ? ", " : " ");
@@ -627,7 +628,7 @@ void print_region_bounds(Printer *pr, const char *gname)
         pos |= k->nodes.data[i].op == OP_INDEX && k->nodes.data[i].ref == d;
       buf_printf(b, "  const long %s_lo_ = lo_[%d], %s_hi_ = hi_[%d];\n", index_name(d), d, index_name(d), d);
       if (pos)
-        buf_printf(b, "  const long %s0_ = %s.global_lo[%d];  /* this rank's first %s */\n", index_name(d), gname, d,
+        buf_printf(b, "  const long stn_%s0 = %s.global_lo[%d];  /* this rank's first %s */\n", index_name(d), gname, d,
                    index_name(d));
     }
     return;

@@ -551,7 +551,7 @@ static void print_launch_args(Buf *b, const IrProgram *p, const IrKernel *k, con
     buf_printf(b, ", %s_lo_, %s_hi_", index_name(d), index_name(d));
   for (int d = 0; d < k->rank; d++)
     if (p->mpi && reads_index(k, d))
-      buf_printf(b, ", %s0_", index_name(d));
+      buf_printf(b, ", stn_%s0", index_name(d));
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", (long)march_");
   for (int i = 0; i < k->nodes.len; i++)
@@ -1105,10 +1105,10 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   for (int d = 0; d < k->rank; d++)
     buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
   /* --mpi: the rank's first global index along each dimension whose
-   * position the kernel uses (it prints positions as i0_ + i) */
+   * position the kernel uses (it prints positions as stn_i0 + i) */
   for (int d = 0; d < k->rank; d++)
     if (p->mpi && reads_index(k, d))
-      buf_printf(b, ", long %s0_", index_name(d));
+      buf_printf(b, ", long stn_%s0", index_name(d));
   if (k->gpu != GPU_NAIVE)
     buf_puts(b, ", long march_");
   for (int i = 0; i < k->nodes.len; i++)
