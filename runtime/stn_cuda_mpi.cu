@@ -278,6 +278,9 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   setup();
   ex.cart = stn_mpi_xch_setup(x, ex.nbr);
   const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
+  if (x->pending)
+    stn_fatal("internal error in the --mpi runtime: kernel %s starts an exchange while its last one was never "
+              "completed (please report it with the .stn file)", x->kernel);
   const int any = stn_mpi_plan(x, lo, hi, parts);
   x->pending = any;
   x->nreq = 0;

@@ -413,6 +413,16 @@ void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any
       if (parts->hi[np][d] > parts->lo[np][d])
         np++;
     }
+  if (np == 1) {
+    /* No point of the part reads a ghost point (the kernel reads only
+     * away from this rank's neighbours), but the exchange must still
+     * complete here (the neighbours read ours): an empty part to wait at.
+     * Without it a GPU rank never sent, and its neighbour waited forever
+     * (tests/fuzz/diff --gpu, seeds 4 and 5). */
+    for (int d = 0; d < STN_MAX_RANK; d++)
+      parts->lo[np][d] = parts->hi[np][d] = 0;
+    np++;
+  }
   parts->n = np;
   parts->wait = 1;
 }
@@ -580,6 +590,9 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
     x->next = xch_list;
     xch_list = x;
   }
+  if (x->pending)
+    stn_fatal("internal error in the --mpi runtime: kernel %s starts an exchange while its last one was never "
+              "completed (please report it with the .stn file)", x->kernel);
   const int any = stn_mpi_plan(x, lo, hi, parts);
   x->pending = any;
   x->nreq = 0;
