@@ -165,7 +165,7 @@ fuzz-compiler: $(B)/fuzz/stencilc-fuzz
 	@mkdir -p $(B)/fuzz/corpus
 	@cp tests/fuzz/corpus/* $(B)/fuzz/corpus/ 2>/dev/null; \
 	  for f in $$(find examples tests -name '*.stn'); do cp $$f $(B)/fuzz/corpus/$$(echo $$f | tr / _); done
-	ASAN_OPTIONS=detect_leaks=0 $(B)/fuzz/stencilc-fuzz -max_total_time=$(SECONDS) -dict=tests/fuzz/stn.dict -timeout=10 -detect_leaks=0 \
+	ASAN_OPTIONS=detect_leaks=0 $(B)/fuzz/stencilc-fuzz -max_total_time=$(SECONDS) -dict=tests/fuzz/stn.dict -timeout=10 -detect_leaks=0 -print_final_stats=1 \
 	  -artifact_prefix=$(B)/fuzz/ $(B)/fuzz/corpus
 
 # make install PREFIX=... : everything a project needs to generate and link

@@ -3,6 +3,8 @@
 #include "stn.h"
 #include <errno.h>
 #include <limits.h>
+#include <setjmp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +17,74 @@
 typedef struct save_req { const char *field, *path; } save_req;
 static save_req *saves;
 static int nsaves;
+
+/* A write that fails in the middle of a run does not end it: the error is
+ * said, the run goes on, --save still writes what it can at the end, and
+ * the program then exits with status 1 (stn_finish). The writers call
+ * write_fail, which returns to the guard stn_field_write or
+ * stn_field_write_image set up. */
+static jmp_buf *write_guard;
+static int write_errors;
+
+static _Noreturn __attribute__((format(printf, 1, 2))) void write_fail(const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  char msg[1024];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!write_guard)
+    stn_fatal("%s", msg);
+  fprintf(stderr, "error: %s; the run goes on (--save files are still written at the end) and will exit with status 1\n",
+          msg);
+  write_errors++;
+  longjmp(*write_guard, 1);
+}
+
+/* Whether path can be written: its folder exists and may be written in,
+ * and the file, if there, is a file that may be written. */
+static int writable(const char *path, const char **why)
+{
+  struct stat st;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      *why = "it is a folder";
+      return 0;
+    }
+    if (access(path, W_OK) != 0) {
+      *why = strerror(errno);
+      return 0;
+    }
+    return 1;
+  }
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  if (!slash)
+    strcpy(dir, ".");
+  else if (slash == path)
+    strcpy(dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *why = stat(dir, &st) != 0 ? strerror(errno) : "its folder is not a folder";
+    return 0;
+  }
+  if (access(dir, W_OK) != 0) {
+    *why = strerror(errno);
+    return 0;
+  }
+  return 1;
+}
+
+static void stn_field_write_image_now(const stn_field *f, const char *path, double lo, double hi,
+                                      const char *colormap);
+
+void stn_check_output(const char *what, const char *path)
+{
+  const char *why = NULL;
+  if (!writable(path, &why))
+    stn_fatal("%s: cannot write '%s': %s (checked before the run starts, so that no work is lost)", what, path, why);
+}
 
 static struct {
   int on, tty, shown;
@@ -421,6 +491,7 @@ void stn_init(stn_program *p, int argc, char **argv)
       saves[nsaves].field = name;
       saves[nsaves].path = eq + 1;
       nsaves++;
+      stn_check_output(arg, eq + 1);
       continue;
     }
     if (p->option && p->option(arg))
@@ -630,9 +701,9 @@ static void emit_png(FILE *fp, const plane *pl, unsigned char *row)
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
   png_infop info = png ? png_create_info_struct(png) : NULL;
   if (!png || !info)
-    stn_fatal("cannot write field '%s' to '%s': out of memory", pl->f->name, pl->path);
+    write_fail("cannot write field '%s' to '%s': out of memory", pl->f->name, pl->path);
   if (setjmp(png_jmpbuf(png)))
-    stn_fatal("cannot write field '%s' to '%s': libpng failed (is the disk full?)", pl->f->name, pl->path);
+    write_fail("cannot write field '%s' to '%s': libpng failed (is the disk full?)", pl->f->name, pl->path);
   png_init_io(png, fp);
   png_set_IHDR(png, info, (png_uint_32)pl->width, (png_uint_32)pl->height, 8, PNG_COLOR_TYPE_RGB,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -694,26 +765,40 @@ static void write_png(const stn_field *f, const char *path, double lo, double hi
            f->name, lo, hi, map, slice);
   FILE *fp = fopen(path, "wb");
   if (!fp)
-    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+    write_fail("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
   unsigned char *row = malloc((size_t)pl.width * 3);
-  if (!row)
-    stn_fatal("cannot write field '%s' to '%s': out of memory", f->name, path);
+  if (!row) {
+    fclose(fp);
+    write_fail("cannot write field '%s' to '%s': out of memory", f->name, path);
+  }
   emit_png(fp, &pl, row);
   free(row);
   if (fclose(fp) != 0)
-    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+    write_fail("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
 }
 #endif
 
 void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap)
 {
+  jmp_buf jb, *prev = write_guard;
+  if (setjmp(jb)) {
+    write_guard = prev;
+    return;
+  }
+  write_guard = &jb;
+  stn_field_write_image_now(f, path, lo, hi, colormap);
+  write_guard = prev;
+}
+
+static void stn_field_write_image_now(const stn_field *f, const char *path, double lo, double hi, const char *colormap)
+{
   if (!ends_with(path, ".png"))
-    stn_fatal("cannot write field '%s' to '%s' as an image: the name must end in .png", f->name, path);
+    write_fail("cannot write field '%s' to '%s' as an image: the name must end in .png", f->name, path);
 #ifdef STN_HAVE_PNG
   write_png(f, path, lo, hi, colormap);
 #else
   (void)lo, (void)hi, (void)colormap;
-  stn_fatal("cannot write field '%s' to '%s': this stencilc runtime was built without libpng; install it "
+  write_fail("cannot write field '%s' to '%s': this stencilc runtime was built without libpng; install it "
             "(apt-get install libpng-dev) and rebuild stencilc with make, or write a .npy or .vtk file", f->name, path);
 #endif
 }
@@ -753,7 +838,7 @@ static void write_points(FILE *fp, const stn_field *f)
     for (long j = 0; j < n1; j++) {
       const char *src = (const char *)f->origin + (size_t)(i * s0 + j * s1) * es;
       if (fwrite(src, es, (size_t)row, fp) != (size_t)row)
-        stn_fatal("cannot write field '%s': %s", f->name, strerror(errno));
+        write_fail("cannot write field '%s': %s", f->name, strerror(errno));
     }
 }
 
@@ -775,7 +860,7 @@ static void write_points_big_endian(FILE *fp, const stn_field *f)
         for (size_t b = 0; b < es; b++)
           buf[(size_t)x * es + b] = src[(size_t)x * es + (little ? es - 1 - b : b)];
       if (fwrite(buf, es, (size_t)row, fp) != (size_t)row)
-        stn_fatal("cannot write field '%s': %s", f->name, strerror(errno));
+        write_fail("cannot write field '%s': %s", f->name, strerror(errno));
     }
   free(buf);
 }
@@ -786,9 +871,19 @@ void stn_field_write(const stn_field *f, const char *path)
     stn_field_write_image(f, path, NAN, NAN, "viridis");
     return;
   }
-  FILE *fp = fopen(path, "wb");
+  static FILE *fp; /* static: kept across the guard's longjmp */
+  jmp_buf jb, *prev = write_guard;
+  if (setjmp(jb)) {
+    if (fp)
+      fclose(fp);
+    fp = NULL;
+    write_guard = prev;
+    return;
+  }
+  write_guard = &jb;
+  fp = fopen(path, "wb");
   if (!fp)
-    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+    write_fail("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
   size_t len = strlen(path);
   if (len >= 4 && strcmp(path + len - 4, ".npy") == 0) {
     const stn_grid *g = f->grid;
@@ -816,8 +911,11 @@ void stn_field_write(const stn_field *f, const char *path)
   } else {
     write_points(fp, f);
   }
-  if (fclose(fp) != 0)
-    stn_fatal("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+  FILE *done = fp;
+  fp = NULL;
+  if (fclose(done) != 0)
+    write_fail("cannot write field '%s' to '%s': %s", f->name, path, strerror(errno));
+  write_guard = prev;
 }
 
 int stn_save_requested(const char *field)
@@ -862,4 +960,11 @@ void stn_finish(stn_program *p)
     free(p->fields[i]->mem);
     p->fields[i]->mem = p->fields[i]->origin = NULL;
   }
+  if (write_errors) {
+    fprintf(stderr, "error: %d write%s failed (above); everything else was written\n", write_errors,
+            write_errors == 1 ? "" : "s");
+    exit(1);
+  }
 }
+
+int stn_write_errors(void) { return write_errors; }

@@ -146,6 +146,11 @@ void stn_prof_transfer(int to_device, double bytes);
 /* Prints the profile table to stderr (stn_finish calls it). */
 void stn_prof_report(const stn_program *p);
 void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Before the first step: an output path (--save=, a write's constant path)
+ * that cannot be written stops the program now, not after the run. */
+void stn_check_output(const char *what, const char *path);
+/* Writes that failed during the run (each said; stn_finish exits 1). */
+int stn_write_errors(void);
 
 /* ---- distributed runs -----------------------------------------------------
  * stn_mpi.c (programs built with stencilc --mpi) fills these in; a single

@@ -570,6 +570,20 @@ void print_mpi_exchange_decl(Buf *b, const IrProgram *p, const IrKernel *k)
                cname(p, p->grids.data[k->grid].name), k->xch.len, k->name, k->overlap);
 }
 
+/* Every write's path (a constant), checked before the first step: a path
+ * that cannot be written stops the program before any work is lost. */
+static void print_output_checks(Buf *b, const IrProgram *p, const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_WRITE)
+      buf_printf(b, "  stn_check_output(\"write %s\", \"%s\");  /* line %d */\n", p->fields.data[s->field].label, s->path,
+                 line_of(p, s->span));
+    print_output_checks(b, p, &s->body);
+    print_output_checks(b, p, &s->els);
+  }
+}
+
 int red_exact(const IrProgram *p, const IrRed *r) { return p->mpi_exact && r->op == RED_SUM && r->ty != TY_INT; }
 
 /* After a kernel's loops: exact sums rounded; with --mpi, its reductions over all ranks, and the
@@ -1352,6 +1366,7 @@ void print_setup(Printer *pr)
     if (f->boundary >= 0)
       buf_printf(b, "  %s(&%s_, stn_boundary_%s);\n", t->field_boundary, f->name, f->name);
   }
+  print_output_checks(b, p, &p->main);
   if (p->mpi)
     buf_puts(b, "  stn_mpi_setup_done();\n");
 }
