@@ -14,6 +14,7 @@
 #include <png.h>
 #endif
 
+static void range_text(char *buf, size_t n, const stn_param *p);
 typedef struct save_req { const char *field, *path; } save_req;
 static save_req *saves;
 static int nsaves;
@@ -335,6 +336,11 @@ static void usage(const stn_program *p, FILE *out)
   for (int i = 0; i < p->nparams; i++) {
     fprintf(out, "  --%s=%s (default ", p->params[i].name, type_word(p->params[i].type));
     print_value(out, &p->params[i]);
+    if (p->params[i].has_lo || p->params[i].has_hi) {
+      char r[160];
+      range_text(r, sizeof r, &p->params[i]);
+      fprintf(out, ", in %s", r);
+    }
     fprintf(out, ")%s%s\n", p->params[i].help && *p->params[i].help ? "  " : "",
             p->params[i].help ? p->params[i].help : "");
   }
@@ -352,6 +358,23 @@ static void usage(const stn_program *p, FILE *out)
   fprintf(out, "\n");
 }
 
+static void range_text(char *buf, size_t n, const stn_param *p)
+{
+  char lo[64] = "", hi[64] = "";
+  if (p->has_lo)
+    snprintf(lo, sizeof lo, "%.12g", p->lo);
+  if (p->has_hi)
+    snprintf(hi, sizeof hi, "%.12g", p->hi);
+  snprintf(buf, n, "%s..%s", lo, hi);
+}
+
+static _Noreturn void range_error(const char *arg, const stn_param *p)
+{
+  char r[160];
+  range_text(r, sizeof r, p);
+  stn_fatal("%s: param %s must be in %s (bounds included)", arg, p->name, r);
+}
+
 static void parse_value(const stn_param *p, const char *arg, const char *text)
 {
   char *end;
@@ -364,6 +387,8 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
       stn_fatal("%s: '%s' is not an integer (param %s is an int)", arg, text, p->name);
     if (errno == ERANGE || v < INT_MIN || v > INT_MAX)
       stn_fatal("%s: %s is out of range for an int", arg, text);
+    if ((p->has_lo && v < p->lo) || (p->has_hi && v > p->hi))
+      range_error(arg, p);
     *(int *)p->addr = (int)v;
     return;
   }
@@ -374,6 +399,8 @@ static void parse_value(const stn_param *p, const char *arg, const char *text)
     stn_fatal("%s: %s is not a finite %s", arg, text, type_word(p->type));
   if (p->type == STN_FLOAT && !isfinite((float)v))
     stn_fatal("%s: %s is too large for a float", arg, text);
+  if ((p->has_lo && v < p->lo) || (p->has_hi && v > p->hi))
+    range_error(arg, p);
   if (p->type == STN_FLOAT)
     *(float *)p->addr = (float)v;
   else

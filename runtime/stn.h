@@ -32,6 +32,8 @@ typedef struct stn_param {
   stn_type type;
   void *addr;              /* holds the default; parsing overwrites it */
   const char *help;
+  int has_lo, has_hi;      /* `param int N = 8 in 1..;`: the bounds given, included */
+  double lo, hi;
 } stn_param;
 
 typedef struct stn_grid {

@@ -1241,7 +1241,11 @@ void print_definitions(Printer *pr)
   buf_puts(b, "static stn_param stn_params[] = {\n");
   for (int i = 0; i < p->params.len; i++) {
     const IrParam *q = &p->params.data[i];
-    buf_printf(b, "  { \"%s\", %s, &%s, \"\" },\n", q->name, stn_type_of(q->ty), cname(p, q->name));
+    buf_printf(b, "  { \"%s\", %s, &%s, \"\", %d, %d, %.17g, %.17g },", q->name, stn_type_of(q->ty), cname(p, q->name),
+               q->has_lo, q->has_hi, q->has_lo ? q->lo : 0.0, q->has_hi ? q->hi : 0.0);
+    if (q->has_lo || q->has_hi)
+      buf_printf(b, "  /* in %s..%s */", q->has_lo ? "lo" : "", q->has_hi ? "hi" : "");
+    buf_puts(b, "\n");
   }
   if (!p->params.len)
     buf_puts(b, "  { 0 },\n");

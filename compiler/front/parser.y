@@ -94,6 +94,11 @@ param_items
 
 param_item
   : IDENT '=' expr               { $$ = named(ctx, N_PARAM, $1, @1); $$->a = $3; }
+  /* a range the command line must keep to, bounds included: in 1.., in 0..1, in ..10 */
+  | IDENT '=' expr IN expr ".." expr
+                                 { $$ = named(ctx, N_PARAM, $1, @1); $$->a = $3; $$->b = $5; $$->c = $7; }
+  | IDENT '=' expr IN expr ".."  { $$ = named(ctx, N_PARAM, $1, @1); $$->a = $3; $$->b = $5; }
+  | IDENT '=' expr IN ".." expr  { $$ = named(ctx, N_PARAM, $1, @1); $$->a = $3; $$->c = $6; }
   ;
 
 const_items

@@ -408,7 +408,16 @@ void ir_print_program(FILE *out, const IrProgram *p)
   fprintf(out, "; stencilc IR for %s\n", p->src->name);
   for (int i = 0; i < p->params.len; i++) {
     const IrParam *q = &p->params.data[i];
-    fprintf(out, "param %s %s = %.17g\n", type_name(q->ty), q->name, q->def);
+    fprintf(out, "param %s %s = %.17g", type_name(q->ty), q->name, q->def);
+    if (q->has_lo || q->has_hi) {
+      fprintf(out, " in ");
+      if (q->has_lo)
+        fprintf(out, "%.17g", q->lo);
+      fprintf(out, "..");
+      if (q->has_hi)
+        fprintf(out, "%.17g", q->hi);
+    }
+    fprintf(out, "\n");
   }
   for (int i = 0; i < p->tables.len; i++) {
     const IrTable *t = &p->tables.data[i];

@@ -128,7 +128,10 @@ typedef struct IrKernel {
   const char *overlap_why; /* one line: why it overlaps or not */
 } IrKernel;
 
-typedef struct IrParam { const char *name; Type ty; double def; Span span; } IrParam;
+typedef struct IrParam {
+  const char *name; Type ty; double def; Span span;
+  int has_lo, has_hi; double lo, hi; /* `in lo..hi`, bounds included */
+} IrParam;
 typedef struct IrTable { const char *name; Type ty; int len; double *vals; Span span; } IrTable;
 typedef struct IrGrid {
   const char *name; int rank; Span span;

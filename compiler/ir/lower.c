@@ -697,7 +697,7 @@ IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src)
 
   for (int i = 0; i < s->params.len; i++) {
     Sym *q = s->params.data[i];
-    IrParam ip = { q->name, q->ty, q->vals ? q->vals[0] : 0, q->span };
+    IrParam ip = { q->name, q->ty, q->vals ? q->vals[0] : 0, q->span, q->has_lo, q->has_hi, q->lo, q->hi };
     vec_push(&p->params, ip);
   }
   for (int i = 0; i < s->consts.len; i++) {

@@ -803,6 +803,28 @@ static void check_param(Ctx *c, Node *d)
       fits_type(s, d->ty, v, it->a->span);
     sym->vals = arena_alloc(s->arena, sizeof(double));
     sym->vals[0] = round_to(d->ty, v);
+    /* in lo..hi: constant bounds of the param's type, the default inside */
+    Node *bound[2] = { it->b, it->c };
+    for (int e = 0; e < 2; e++) {
+      if (!bound[e])
+        continue;
+      Type bt = check_expr(c, bound[e]);
+      check_convert(s, bt, d->ty, bound[e]->span, "a param's range");
+      double bv = 0;
+      Node *bc = NULL;
+      if (bt == TY_ERROR)
+        continue;
+      if (!const_eval(c, bound[e], &bv, &bc)) {
+        diag_error(s->diag, bc ? bc->span : bound[e]->span, "the range of param '%s' must be constant", it->name);
+        continue;
+      }
+      *(e ? &sym->has_hi : &sym->has_lo) = 1;
+      *(e ? &sym->hi : &sym->lo) = round_to(d->ty, bv);
+    }
+    if (sym->has_lo && sym->has_hi && sym->lo > sym->hi)
+      diag_error(s->diag, it->b->span, "the range of param '%s' is empty: %g is above %g", it->name, sym->lo, sym->hi);
+    else if ((sym->has_lo && sym->vals[0] < sym->lo) || (sym->has_hi && sym->vals[0] > sym->hi))
+      diag_error(s->diag, it->a->span, "the default %g of param '%s' is outside its range", sym->vals[0], it->name);
   }
 }
 

@@ -49,6 +49,9 @@ struct Sym {
   RedOp redop;
   /* SYM_BUILTIN */
   int nargs;
+  /* SYM_PARAM: `in lo..hi`, bounds included (has_lo, has_hi: given) */
+  int has_lo, has_hi;
+  double lo, hi;
 };
 
 typedef struct Sema {
