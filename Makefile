@@ -77,6 +77,7 @@ $(B)/asan/stencilc: $(SRCS) $(GEN) $(HDRS) $(B)/config
 # tests/fuzz/compiler_fuzz.c instead of main.c.
 FUZZ_CC ?= clang
 $(B)/fuzz/stencilc-fuzz: tests/fuzz/compiler_fuzz.c $(filter-out compiler/main.c,$(SRCS)) $(GEN) $(HDRS) $(B)/config
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz-compiler needs clang with libFuzzer: apt-get install clang"; exit 1; }
 	@mkdir -p $(B)/fuzz
 	$(FUZZ_CC) -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -DSTN_DEBUG $(WARN) \
 	  $(INC) $(DEFS) -o $@ $< $(filter-out compiler/main.c,$(SRCS)) $(GEN) -lm
