@@ -995,3 +995,14 @@ void stn_finish(stn_program *p)
 }
 
 int stn_write_errors(void) { return write_errors; }
+
+void stn_print_check(double v, const char *label, int line)
+{
+  static unsigned char warned[1024];
+  if (isfinite(v) || stn_dist.rank != 0 || warned[line & 1023])
+    return;
+  warned[line & 1023] = 1;
+  fprintf(stderr, "warning: the print at line %d shows %s for '%s': not a finite number (an overflow, a division by zero, "
+                  "or a timer that measured 0 s); later prints of that line are not warned about\n",
+          line, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", label);
+}

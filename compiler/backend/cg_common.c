@@ -1081,6 +1081,17 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
         host_expr(pr, it->expr);
     }
     buf_puts(b, ");\n");
+    /* a number that is not one (nan, inf) gets a warning on stderr */
+    for (int i = 0; i < s->items.len; i++) {
+      const IrPrintItem *it = &s->items.data[i];
+      if (it->str || (p->host.data[it->expr].ty != TY_FLOAT && p->host.data[it->expr].ty != TY_DOUBLE))
+        continue;
+      const char *label = i > 0 && s->items.data[i - 1].str ? s->items.data[i - 1].str : "a value";
+      indent(b, depth);
+      buf_puts(b, "stn_print_check((double)");
+      print_expr(pr, it->expr, P_UNARY, 0);
+      buf_printf(b, ", \"%s\", %d);\n", label, line_of(p, s->span));
+    }
     return;
   }
   case H_TIMER:
