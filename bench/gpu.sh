@@ -20,7 +20,8 @@
 #                      (bench/prefetch.cu, the hand-written lead), mpi
 #                      (bench/mpi.sh: --mpi verified and timed; PARTS=),
 #                      fuzz (tests/fuzz/diff --gpu: random programs on every
-#                      CUDA variant; FUZZ_SEEDS=A..B, FUZZ_NO_REDUCE=1)
+#                      CUDA variant; FUZZ_SEEDS=A..B, FUZZ_NO_REDUCE=1,
+#                      FUZZ_SANITIZE_SEEDS=A..B: compute-sanitizer too)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -407,6 +408,17 @@ section_fuzz() {
   tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "$(nproc)" ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 |
     tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
   grep -q ', 0 failed' "$LOG/gpu.log" || fail=1
+  # compute-sanitizer over the generated CUDA of some of the campaign's
+  # programs: memcheck on the single-step strategies, racecheck on shared
+  # memory and the fused passes, initcheck on the default
+  if [ -n "${FUZZ_SANITIZE_SEEDS:-}" ]; then
+    for t in "memcheck|cuda-(naive|smem|stream)-tb1$" "racecheck|cuda-smem-tb1$|cuda-stream-tb4-STN_TB=1" "initcheck|cuda-naive-tb1$"; do
+      tool=${t%%|*} only=${t#*|}
+      say "fuzz: compute-sanitizer $tool, seeds $FUZZ_SANITIZE_SEEDS, variants /$only/"
+      tests/fuzz/diff --gpu --seeds "$FUZZ_SANITIZE_SEEDS" --only "$only" --sanitize "$tool" --no-reduce --out "$LOG" \
+        --jobs "$(nproc)" 2>&1 | tee -a "$LOG/gpu.log" | grep -E 'FAIL|^fuzz:' || true
+    done
+  fi
 }
 
 if [ -n "${SECTIONS:-}" ]; then
