@@ -407,7 +407,7 @@ section_fuzz() {
   fi
   tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "$(nproc)" ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 |
     tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
-  grep -q ', 0 failed' "$LOG/gpu.log" || fail=1
+  grep -q '^fuzz: .*, 0 failed' "$LOG/gpu.log" || fail=1
   # compute-sanitizer over the generated CUDA of some of the campaign's
   # programs: memcheck on the single-step strategies, racecheck on shared
   # memory and the fused passes, initcheck on the default
@@ -416,7 +416,8 @@ section_fuzz() {
       tool=${t%%|*} only=${t#*|}
       say "fuzz: compute-sanitizer $tool, seeds $FUZZ_SANITIZE_SEEDS, variants /$only/"
       tests/fuzz/diff --gpu --seeds "$FUZZ_SANITIZE_SEEDS" --only "$only" --sanitize "$tool" --no-reduce --out "$LOG" \
-        --jobs "$(nproc)" 2>&1 | tee -a "$LOG/gpu.log" | grep -E 'FAIL|^fuzz:' || true
+        --jobs "$(nproc)" 2>&1 | tee "$T/san.log" | tee -a "$LOG/gpu.log" | grep -E 'FAIL|^fuzz:' || true
+      grep -q '^fuzz: .*, 0 failed' "$T/san.log" || fail=1
     done
   fi
 }
