@@ -189,6 +189,15 @@ static void print_body(const TbC *c, int last, int depth)
   Buf *b = c->b;
   const IrKernel *k = c->k;
   Printer *pr = c->pr;
+  if (c->tb->cpu_march && c->tb->predicated)
+    /* A predicated store leaves the point as it was two steps back: the
+     * ring's slot holds an older plane, so it starts as step t - 2 (next's
+     * value at step 1), as outside the region (tests/lit/run/tb-predicate.stn, 3-D) */
+    for (int q = 0; q < c->tb->npairs; q++) {
+      indent(c->b, depth);
+      buf_printf(c->b, "out%d_[x_] = t_ == 1 ? %s[cr_ + tk_ + u2_] : pv%d_[x_];\n", q,
+                 cname(c->p, c->p->fields.data[c->tb->next[q]].name), q); /* (c_, k: not declared where unused) */
+    }
   for (int d = 0; d < c->r; d++)
     print_wrap_decls(pr, d, depth, "long");
   /* Before step T the values only the reductions use are not printed. */
@@ -529,7 +538,21 @@ static void print_march(const TbC *c, int openmp)
   buf_puts(b, "}\n");
   indent(b, 10);
   buf_puts(b, "} else {\n");
-  print_prev_row(c, 11, "out%d_");
+  if (tb->predicated) {
+    /* A predicated store: the tiles after this one read next as their
+     * step -1 (where the store does not fire), so step T - 1 goes to
+     * next's twin, swapped in after the pass, as overlapped tiles do
+     * (tests/lit/run/tb-predicate.stn, 3-D) */
+    open_last(c, "0", "hi_", 1, NULL, 11);
+    for (int q = 0; q < tb->npairs; q++) {
+      indent(b, 12);
+      buf_printf(b, "%s[c_] = out%d_[x_];\n", p->fields.data[tb->scratch_next[q]].name, q);
+    }
+    indent(b, 11);
+    buf_puts(b, "}\n");
+  } else {
+    print_prev_row(c, 11, "out%d_");
+  }
   indent(b, 10);
   buf_puts(b, "}\n");
   indent(b, 9);

@@ -164,16 +164,17 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
  * pairs 4 to 1 (Himeno, 12 coefficient arrays kept in registers: 1.40x),
  * else none. CPU: 8 for 2-D kernels (jacobi5, 2
  * cores: 1.5x); 8 for 3-D kernels that read no read-only field at their
- * points, on grids that wrap along k at most, without a predicated store (tiles
+ * points, on grids that wrap along k at most (tiles
  * marching along i: diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23
  * 12:20), else none (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at
  * every T tried). */
 /* CPU, 3-D: does the tile march along i (IrTb.cpu_march)? Not on grids
- * periodic along i or j, nor with a predicated store (overlapped tiles). */
+ * periodic along i or j (overlapped tiles). A predicated store marches too:
+ * its points start each step as step t - 2 (cg_c_tb.c: print_body). */
 static int cpu_marches(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   const IrGrid *g = &p->grids.data[k->grid];
-  return o->target != TARGET_CUDA && k->rank == 3 && !tb->predicated && !g->periodic[0] && !g->periodic[1];
+  return o->target != TARGET_CUDA && k->rank == 3 && !g->periodic[0] && !g->periodic[1];
 }
 
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
