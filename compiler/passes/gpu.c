@@ -358,6 +358,30 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
+    if (k->gpu == GPU_SMEM) {
+      /* The staged planes are static shared memory, at most 48 KiB a
+       * block: narrower blocks until they fit, else stream (a 3-D box of
+       * reach 3 over doubles at 128x2 needed 60 KB: tests/fuzz/diff --gpu,
+       * seeds 34, 50, 56). */
+      size_t el = p->fields.data[k->smem_field].ty == TY_DOUBLE ? 8 : 4;
+      int ri = k->smem_r[0], rj = k->smem_r[1], rk = k->smem_r[2];
+#define SMEM_BYTES() ((size_t)(2 * ri + 1) * (size_t)(k->block[0] + 2 * rk) * (size_t)(k->block[1] + 2 * rj) * el)
+      while (SMEM_BYTES() > 49152 && !o->block[0] && (k->block[1] > 1 || k->block[0] > 32)) {
+        if (k->block[1] > 1)
+          k->block[1] /= 2;
+        else
+          k->block[0] /= 2;
+      }
+      if (SMEM_BYTES() > 49152) {
+        k->gpu_why = arena_printf(p->arena, "stream: the smem tile of %s (%zu bytes at reach %d:%d:%d%s) is more than the "
+                                            "48 KiB of static shared memory a block may have",
+                                  p->fields.data[k->smem_field].name, SMEM_BYTES(), ri, rj, rk,
+                                  o->block[0] ? ", with --block" : " even at 32x1");
+        k->gpu_rejected[GPU_SMEM] = k->gpu_why;
+        k->gpu = GPU_STREAM;
+      }
+#undef SMEM_BYTES
+    }
     k->march = k->gpu_burst ? k->gpu_burst : stream ? (o->march ? o->march : 4) : 1;
     /* Launch bounds: the block's threads, but at least 512 (the register
      * budget the H100 sweep measured, and room for --autotune to try
