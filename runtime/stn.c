@@ -1006,3 +1006,19 @@ void stn_print_check(double v, const char *label, int line)
                   "or a timer that measured 0 s); later prints of that line are not warned about\n",
           line, isnan(v) ? "nan" : v > 0 ? "inf" : "-inf", label);
 }
+
+void stn_check_params(const stn_program *p, const char *who)
+{
+  for (int i = 0; i < p->nparams; i++) {
+    const stn_param *q = &p->params[i];
+    if (!q->has_lo && !q->has_hi)
+      continue;
+    double v = q->type == STN_INT ? *(const int *)q->addr : q->type == STN_FLOAT ? *(const float *)q->addr
+                                                                                 : *(const double *)q->addr;
+    if ((q->has_lo && v < q->lo) || (q->has_hi && v > q->hi)) {
+      char r[160];
+      range_text(r, sizeof r, q);
+      stn_fatal("%s: param %s is %.12g, but must be in %s (bounds included)", who, q->name, v, r);
+    }
+  }
+}

@@ -153,6 +153,8 @@ void stn_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noretu
 void stn_check_output(const char *what, const char *path);
 /* Writes that failed during the run (each said; stn_finish exits 1). */
 int stn_write_errors(void);
+/* Library mode: the params a host program set, against their ranges. */
+void stn_check_params(const stn_program *p, const char *who);
 /* After a print: a number that is nan or inf gets a warning (once per line). */
 void stn_print_check(double v, const char *label, int line);
 

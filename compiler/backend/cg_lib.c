@@ -161,6 +161,7 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
     buf_puts(b, "  stn_mpi_lib_init(&stn_lib_program);\n");
   for (int i = 0; i < p->params.len; i++)
     buf_printf(b, "  %s = ctx->params.%s;\n", cname(p, p->params.data[i].name), cname(p, p->params.data[i].name));
+  buf_printf(b, "  stn_check_params(&stn_lib_program, \"%s_create\");  /* the params' ranges (in lo..hi) */\n", pre);
   print_setup(&pr);
   buf_puts(b, "  unbind_(ctx);\n  return ctx;\n}\n\n");
   buf_printf(b, "void %s_destroy(%s *ctx)\n{\n  if (!ctx)\n    return;\n  bind_(ctx);\n  %s\n", pre, pre, t->lib_finish);
