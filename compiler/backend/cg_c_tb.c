@@ -417,6 +417,18 @@ static void march_rows(const TbC *c, int depth, const char *ext)
  * planes need to stay in cache (bench/cpu_tb3d.c: diffusion3d 256^3 on
  * two cores, 1.26-1.60x single steps, against 0.67-0.86x for tiles;
  * generated: 1.08-1.35x, docs/benchmarks.md 2026-11-23 12:20). */
+/* The march's own row: out<q>_ into the field dst[q] of each pair. */
+static void own_row_out(const TbC *c, const int *dst)
+{
+  open_last(c, "0", "hi_", 1, NULL, 11);
+  for (int q = 0; q < c->tb->npairs; q++) {
+    indent(c->b, 12);
+    buf_printf(c->b, "%s[c_] = out%d_[x_];\n", c->p->fields.data[dst[q]].name, q);
+  }
+  indent(c->b, 11);
+  buf_puts(c->b, "}\n");
+}
+
 static void print_march(const TbC *c, int openmp)
 {
   Buf *b = c->b;
@@ -529,13 +541,7 @@ static void print_march(const TbC *c, int openmp)
   buf_printf(b, "const long hi_ = %s.n[2] - tk_ < TK_ ? %s.n[2] - tk_ : TK_;\n", gname, gname);
   indent(b, 10);
   buf_puts(b, "if (t_ == T_) {\n");
-  open_last(c, "0", "hi_", 1, NULL, 11);
-  for (int q = 0; q < tb->npairs; q++) {
-    indent(b, 12);
-    buf_printf(b, "%s[c_] = out%d_[x_];\n", p->fields.data[tb->scratch[q]].name, q);
-  }
-  indent(b, 11);
-  buf_puts(b, "}\n");
+  own_row_out(c, tb->scratch);
   indent(b, 10);
   buf_puts(b, "} else {\n");
   if (tb->predicated) {
@@ -543,13 +549,7 @@ static void print_march(const TbC *c, int openmp)
      * step -1 (where the store does not fire), so step T - 1 goes to
      * next's twin, swapped in after the pass, as overlapped tiles do
      * (tests/lit/run/tb-predicate.stn, 3-D) */
-    open_last(c, "0", "hi_", 1, NULL, 11);
-    for (int q = 0; q < tb->npairs; q++) {
-      indent(b, 12);
-      buf_printf(b, "%s[c_] = out%d_[x_];\n", p->fields.data[tb->scratch_next[q]].name, q);
-    }
-    indent(b, 11);
-    buf_puts(b, "}\n");
+    own_row_out(c, tb->scratch_next);
   } else {
     print_prev_row(c, 11, "out%d_");
   }
