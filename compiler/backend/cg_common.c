@@ -1397,8 +1397,15 @@ void print_main_body(Printer *pr)
     buf_puts(b, "  double stn_unused;\n");
   if (unused_int)
     buf_puts(b, "  int stn_unused_int;\n");
-  for (int i = 0; i < p->vars.len; i++)
-    buf_printf(b, "  %s %s = 0;\n", ctype(p->vars.data[i].ty), cname(p, p->vars.data[i].name));
+  for (int i = 0; i < p->vars.len; i++) {
+    /* A variable only assigned (a result nobody prints) would be "set but
+     * not used" to the C and CUDA compilers. */
+    int read = 0;
+    for (int j = 0; j < p->host.len && !read; j++)
+      read = p->host.data[j].op == OP_VAR && p->host.data[j].ref == i;
+    buf_printf(b, "  %s %s%s = 0;%s\n", ctype(p->vars.data[i].ty), cname(p, p->vars.data[i].name),
+               read ? "" : " __attribute__((unused))", read ? "" : "  /* set, never read */");
+  }
   buf_puts(b, "\n");
   char *lazy = xrealloc(NULL, (size_t)p->vars.len + 1);
   for (int i = 0; i < p->vars.len; i++)
