@@ -250,6 +250,10 @@ void pass_mpi_deep(IrProgram *p)
       k->deep = gr->deep;
       k->xch.len = 0;
       deep_exchanges(p, k);
+      if (!k->xch.len) { /* it reads and writes no field (a reduction of positions): nothing to keep deep */
+        k->deep = 0;
+        continue;
+      }
       memset(k->xbytes, 0, sizeof k->xbytes);
       exchange_bytes(p, k);
       int reach = 0;
