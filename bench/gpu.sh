@@ -21,7 +21,9 @@
 #                      (bench/mpi.sh: --mpi verified and timed; PARTS=),
 #                      fuzz (tests/fuzz/diff --gpu: random programs on every
 #                      CUDA variant; FUZZ_SEEDS=A..B, FUZZ_NO_REDUCE=1,
-#                      FUZZ_SANITIZE_SEEDS=A..B: compute-sanitizer too)
+#                      FUZZ_SANITIZE_SEEDS=A..B: compute-sanitizer too,
+#                      FUZZ_SAMPLE=K, FUZZ_PROGRAMS=P, FUZZ_SECONDS=S,
+#                      FUZZ_CPU_SEEDS=A..B: a CPU campaign beside it)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -405,9 +407,26 @@ section_fuzz() {
     nvcc -O2 -arch=sm_90 -ccbin mpicxx -Iruntime -c -o build/runtime/stn_cuda_mpi.o runtime/stn_cuda_mpi.cu &&
       ar rcs build/libstn_cuda_mpi.a build/runtime/stn_cuda_mpi.o
   fi
-  tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "$(nproc)" ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 |
-    tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
+  # FUZZ_CPU_SEEDS: a CPU campaign (every CPU and --mpi variant) beside it,
+  # on the cores nvcc leaves; FUZZ_SAMPLE=K: K builds of each program,
+  # rotating (tests/fuzz/diff --sample); FUZZ_PROGRAMS=P at a time;
+  # FUZZ_SECONDS: stop both after this long
+  local cpu_pid=""
+  if [ -n "${FUZZ_CPU_SEEDS:-}" ]; then
+    tests/fuzz/diff --cpu --seeds "$FUZZ_CPU_SEEDS" --out "$LOG" --jobs 2 --programs "${FUZZ_CPU_PROGRAMS:-4}" \
+      ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} ${FUZZ_NO_REDUCE:+--no-reduce} > "$LOG/cpu-fuzz.log" 2>&1 &
+    cpu_pid=$!
+  fi
+  tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "${FUZZ_JOBS:-$(nproc)}" \
+    --programs "${FUZZ_PROGRAMS:-1}" ${FUZZ_SAMPLE:+--sample $FUZZ_SAMPLE} ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} \
+    ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 | tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
   grep -q '^fuzz: .*, 0 failed' "$LOG/gpu.log" || fail=1
+  if [ -n "$cpu_pid" ]; then
+    wait "$cpu_pid"
+    say "fuzz (CPU beside it): $(grep -E '^fuzz: [0-9]' "$LOG/cpu-fuzz.log")"
+    grep FAIL "$LOG/cpu-fuzz.log" | head -20 | while read -r l; do say "  $l"; done
+    grep -q '^fuzz: .*, 0 failed' "$LOG/cpu-fuzz.log" || fail=1
+  fi
   # compute-sanitizer over the generated CUDA of some of the campaign's
   # programs: memcheck on the single-step strategies, racecheck on shared
   # memory and the fused passes, initcheck on the default
