@@ -194,9 +194,17 @@ static void print_body(const TbC *c, int last, int depth)
      * ring's slot holds an older plane, so it starts as step t - 2 (next's
      * value at step 1), as outside the region (tests/lit/run/tb-predicate.stn, 3-D) */
     for (int q = 0; q < c->tb->npairs; q++) {
+      /* (c_, k: not declared where unused; a periodic k wraps: the row's
+       * ends past the grid's are its other end, tests/lit/run/tb-predicate-periodic.stn) */
+      const char *fn = cname(c->p, c->p->fields.data[c->tb->next[q]].name);
       indent(c->b, depth);
-      buf_printf(c->b, "out%d_[x_] = t_ == 1 ? %s[cr_ + tk_ + u2_] : pv%d_[x_];\n", q,
-                 cname(c->p, c->p->fields.data[c->tb->next[q]].name), q); /* (c_, k: not declared where unused) */
+      if (c->g->periodic[2])
+        buf_printf(c->b,
+                   "out%d_[x_] = t_ == 1 ? %s[cr_ + (tk_ + u2_ < 0 ? tk_ + u2_ + %s.n[2] : tk_ + u2_ >= %s.n[2] ? tk_ + u2_ - "
+                   "%s.n[2] : tk_ + u2_)] : pv%d_[x_];\n",
+                   q, fn, c->gname, c->gname, c->gname, q);
+      else
+        buf_printf(c->b, "out%d_[x_] = t_ == 1 ? %s[cr_ + tk_ + u2_] : pv%d_[x_];\n", q, fn, q);
     }
   for (int d = 0; d < c->r; d++)
     print_wrap_decls(pr, d, depth, "long");
