@@ -71,7 +71,7 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   const char *ret = "void";
   if (k->reds.len == 1)
     ret = ctype(k->reds.data[0].ty);
-  buf_printf(b, "static %s %s_(", ret, k->name);
+  buf_printf(b, "static %s%s %s_(", kernel_called(p, k) ? "" : "__attribute__((unused)) ", ret, k->name);
   for (int i = 0; i < k->args.len; i++)
     buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
   if (k->reds.len > 1)

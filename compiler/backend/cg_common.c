@@ -364,6 +364,27 @@ char *host_live(const IrProgram *p)
   return live;
 }
 
+static int block_calls(const IrProgram *p, const IrBlock *blk, const IrKernel *k)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if ((s->kind == H_CALL && p->kernels.data[s->kernel] == k) || (s->tb && p->kernels.data[s->tb->kernel] == k) ||
+        block_calls(p, &s->body, k) || block_calls(p, &s->els, k))
+      return 1;
+  }
+  return 0;
+}
+
+/* Whether main calls kernel k (a library has no main: its entry points
+ * call every kernel). An uncalled kernel's static wrapper is printed
+ * __attribute__((unused)), so that neither the C compiler nor nvcc warns
+ * about a function the user declared and left aside (tests/fuzz/mutate,
+ * seed 136; tests/lit/codegen/unread.test). */
+int kernel_called(const IrProgram *p, const IrKernel *k)
+{
+  return !p->has_main || block_calls(p, &p->main, k);
+}
+
 int table_used(const IrProgram *p, int table, TableUse where)
 {
   if (where != TABLE_KERNELS) {

@@ -50,6 +50,7 @@ const char *index_name(int d);
 /* Is const array `table` still read (after folding) by main, kernels, or either? */
 typedef enum TableUse { TABLE_HOST, TABLE_KERNELS, TABLE_ANY } TableUse;
 int table_used(const IrProgram *p, int table, TableUse where);
+int kernel_called(const IrProgram *p, const IrKernel *k);
 /* Which host-pool nodes main, the grid sizes and the boundaries use (malloc'd). */
 char *host_live(const IrProgram *p);
 int *use_levels(const IrKernel *k);   /* malloc'd; see cg_common.c */

@@ -916,7 +916,7 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
   int dist = p->mpi, parts = p->mpi && k->xch.len, nred = k->reds.len;
-  buf_printf(b, "static void %s_(", k->name);
+  buf_printf(b, "static %svoid %s_(", kernel_called(p, k) ? "" : "__attribute__((unused)) ", k->name);
   for (int i = 0; i < k->args.len; i++)
     buf_printf(b, "%s%s %s", i ? ", " : "", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
   for (int i = 0; i < nred; i++)
