@@ -23,7 +23,9 @@
 #                      CUDA variant; FUZZ_SEEDS=A..B, FUZZ_NO_REDUCE=1,
 #                      FUZZ_SANITIZE_SEEDS=A..B: compute-sanitizer too,
 #                      FUZZ_SAMPLE=K, FUZZ_PROGRAMS=P, FUZZ_SECONDS=S,
-#                      FUZZ_CPU_SEEDS=A..B: a CPU campaign beside it)
+#                      FUZZ_CPU_SEEDS=A..B: a CPU campaign beside it,
+#                      FUZZ_MUTATE_SEEDS=A..B: tests/fuzz/mutate with nvcc,
+#                      FUZZ_SEEDS=none: no GPU campaign)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -417,15 +419,31 @@ section_fuzz() {
       ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} ${FUZZ_NO_REDUCE:+--no-reduce} > "$LOG/cpu-fuzz.log" 2>&1 &
     cpu_pid=$!
   fi
-  tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "${FUZZ_JOBS:-$(nproc)}" \
-    --programs "${FUZZ_PROGRAMS:-1}" ${FUZZ_SAMPLE:+--sample $FUZZ_SAMPLE} ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} \
-    ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 | tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
-  grep -q '^fuzz: .*, 0 failed' "$LOG/gpu.log" || fail=1
+  # FUZZ_MUTATE_SEEDS=A..B: tests/fuzz/mutate with nvcc beside it (for
+  # FUZZ_SECONDS at most)
+  local mut_pid=""
+  if [ -n "${FUZZ_MUTATE_SEEDS:-}" ]; then
+    tests/fuzz/mutate --seeds "$FUZZ_MUTATE_SEEDS" ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} --out "$LOG" \
+      > "$LOG/mutate.log" 2>&1 &
+    mut_pid=$!
+  fi
+  if [ "${FUZZ_SEEDS:-}" != none ]; then
+    tests/fuzz/diff --gpu --seeds "${FUZZ_SEEDS:-1..31}" --out "$LOG" --jobs "${FUZZ_JOBS:-$(nproc)}" \
+      --programs "${FUZZ_PROGRAMS:-1}" ${FUZZ_SAMPLE:+--sample $FUZZ_SAMPLE} ${FUZZ_SECONDS:+--seconds $FUZZ_SECONDS} \
+      ${FUZZ_NO_REDUCE:+--no-reduce} 2>&1 | tee "$T/fuzz.log" | tee -a "$LOG/gpu.log" | grep -E 'FAIL|reproducer|^fuzz:' || true
+    grep -q '^fuzz: .*, 0 failed' "$T/fuzz.log" || fail=1
+  fi
   if [ -n "$cpu_pid" ]; then
     wait "$cpu_pid"
     say "fuzz (CPU beside it): $(grep -E '^fuzz: [0-9]' "$LOG/cpu-fuzz.log")"
     grep FAIL "$LOG/cpu-fuzz.log" | head -20 | while read -r l; do say "  $l"; done
     grep -q '^fuzz: .*, 0 failed' "$LOG/cpu-fuzz.log" || fail=1
+  fi
+  if [ -n "$mut_pid" ]; then
+    wait "$mut_pid"
+    grep '^mutate:' "$LOG/mutate.log" | while read -r l; do say "fuzz (mutate beside it): $l"; done
+    grep FAIL "$LOG/mutate.log" | head -20 | while read -r l; do say "  $l"; done
+    grep -q '^mutate: .*, 0 failed' "$LOG/mutate.log" || fail=1
   fi
   # compute-sanitizer over the generated CUDA of some of the campaign's
   # programs: memcheck on the single-step strategies, racecheck on shared
