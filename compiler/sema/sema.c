@@ -1600,21 +1600,33 @@ static void check_invariant(Ctx *c, Node *e)
     check_invariant(c, e->list.data[i]);
 }
 
+/* A margin as an int, when it is one a grid can have (|v| < 2^20); a
+ * constant that does not fit (an int literal too large, reported by
+ * itself, or a product that overflows) is left to the run-time check
+ * (libFuzzer found the cast's undefined behaviour: tests/lit/diag/box-huge.stn). */
+static int margin_of(double v, int *margin)
+{
+  if (!(fabs(v) < (double)(1 << 20)))
+    return 0;
+  *margin = (int)v;
+  return 1;
+}
+
 /* For a box bound `e`: is it `c` (a constant) or `<the grid's size> - c`? */
 static int box_margin(Ctx *c, Node *e, Node *dim, int upper, int *margin)
 {
   double v;
   if (!upper)
-    return const_eval(c, e, &v, NULL) ? (*margin = (int)v, 1) : 0;
+    return const_eval(c, e, &v, NULL) && margin_of(v, margin);
   if (dim->kind == N_NAME && e->kind == N_NAME && streq(e->name, dim->name))
     return *margin = 0, 1;
   if (dim->kind == N_NAME && e->kind == N_BINARY && e->op == '-' && e->a->kind == N_NAME &&
       streq(e->a->name, dim->name) && const_eval(c, e->b, &v, NULL))
-    return *margin = (int)v, 1;
+    return margin_of(v, margin);
   if (dim->kind != N_NAME) {
     double n;
     if (const_eval(c, dim, &n, NULL) && const_eval(c, e, &v, NULL))
-      return *margin = (int)(n - v), 1;
+      return margin_of(n - v, margin);
   }
   return 0;
 }
@@ -1694,7 +1706,7 @@ static void check_kernel(Ctx *c, Node *kd)
     int w = 1;
     if (region->a) {
       double v;
-      if (check_expr(&hostc, region->a) != TY_INT || !const_eval(c, region->a, &v, NULL) || v < 0)
+      if (check_expr(&hostc, region->a) != TY_INT || !const_eval(c, region->a, &v, NULL) || !(v >= 0 && v < 1 << 20))
         diag_error(s->diag, region->a->span, "the width of interior(...) must be a non-negative int constant");
       else
         w = (int)v;
