@@ -25,7 +25,9 @@
 #                      FUZZ_SAMPLE=K, FUZZ_PROGRAMS=P, FUZZ_SECONDS=S,
 #                      FUZZ_CPU_SEEDS=A..B: a CPU campaign beside it,
 #                      FUZZ_MUTATE_SEEDS=A..B: tests/fuzz/mutate with nvcc,
-#                      FUZZ_SEEDS=none: no GPU campaign)
+#                      FUZZ_SEEDS=none: no GPU campaign), an5d
+#                      (bench/an5d/run.sh: AN5D's suite beside stencilc's
+#                      defaults, verified; AN5D_SWEEP=1 for every schedule)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -395,6 +397,10 @@ section_harness() {
 }
 
 section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
+
+# AN5D's suite side by side with stencilc's defaults (bench/an5d/run.sh;
+# AN5D_* settings pass through; needs bench/an5d/vendor, prepare.sh)
+section_an5d() { OUT="$LOG" bash bench/an5d/run.sh || fail=1; }
 
 # The random-program campaign on the GPU (tests/fuzz/diff --gpu): every
 # CUDA strategy, --tb=1..8 and auto with STN_TB=0/1, a vector width, a

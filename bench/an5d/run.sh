@@ -1,0 +1,200 @@
+#!/bin/bash
+# bench/an5d/run.sh: AN5D's benchmark suite side by side with stencilc on
+# one GPU, in one call (bench/gpu.sh SECTIONS=an5d runs it):
+#   1. verify stencilc's default build and --tb=1..8 of every stencil
+#      against its --target=c result at a small odd size (-fmad=false,
+#      fused passes forced with STN_TB=1; fields within 1e-6 relative);
+#   2. time AN5D's tuned V100 configurations built for this GPU (the
+#      first AN5D_TOP of each stencil's list, in the order of AN5D's own
+#      model), keep each stencil's fastest, then run it and stencilc's
+#      default build alternately AN5D_REPS times at AN5D's benchmark sizes
+#      (-s 16384 -t 1000 in 2-D, -s 512 -t 1000 in 3-D) and print the table
+#      of GCells/s with ratios (best of the repetitions for both);
+#   3. with AN5D_SWEEP=1, time stencilc's other schedules (--tb depths,
+#      tiles) of every stencil: how far the default is from the best.
+#
+#   usage: bench/an5d/run.sh     (needs nvcc, a GPU and bench/an5d/vendor:
+#                                 bench/an5d/prepare.sh AN5D_DIR makes it)
+#   env:   AN5D_CASES="j2d5pt box3d1r.double ..."  the stencils (NAME or
+#                      NAME.double, bench/an5d/NAME[.double].stn)
+#          AN5D_TOP=N  AN5D configurations tried per stencil (default 3)
+#          AN5D_REPS=N alternate runs (default 3)
+#          AN5D_VERIFY=0  no verification; AN5D_TABLE=0  no AN5D table;
+#          AN5D_SWEEP=1  the sweep
+#          AN5D_STEPS=N   time steps (default 1000); OUT=dir for logs
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root" || exit 2
+export PATH=/usr/local/cuda/bin:$PATH
+export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
+V=bench/an5d/vendor
+B=$(mktemp -d "${TMPDIR:-/tmp}/stn-an5d.XXXXXX")
+LOG=${OUT:-$B}
+mkdir -p "$LOG"
+say() { printf '%s\n' "$*" | tee -a "$LOG/an5d.log"; }
+fail=0
+
+# AN5D's seven of issue 19's table, its double configurations, then other
+# shapes: higher-radius stars and boxes, a 9-point box, a compute-heavy one
+CASES=${AN5D_CASES:-"j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt j2d5pt.double star3d1r.double box3d1r.double star2d3r star2d4r box2d2r box2d3r j2d9pt-gol gradient2d star3d2r star3d3r box3d2r"}
+TABLE="j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt"
+TOP=${AN5D_TOP:-3}
+REPS=${AN5D_REPS:-3}
+STEPS=${AN5D_STEPS:-1000}
+[ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
+[ -x build/stencilc ] || make all >/dev/null || exit 2
+dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
+size_of() { [ "$(dims_of "$1")" = 3 ] && echo 512 || echo 16384; }
+prec_of() { case $1 in *.double) echo double ;; *) echo float ;; esac; }
+base_of() { echo "${1%.double}"; }
+# AN5D's configurations of a stencil, in its CSV's (its model's) order
+configs_of() {
+  local st; st=$(base_of "$1")
+  awk -F, -v s="$st" '$1 == s { if ($3 == "") print s "-" $2 "-" $4 "-" $5; else print s "-" $2 "x" $3 "-" $4 "-" $5 }' \
+    "$V/v100_$(prec_of "$1").csv" | while read -r c; do [ -f "$V/$(prec_of "$1")/${c}_host.cu" ] && echo "$c"; done | head -n "$TOP"
+}
+# stencilc's schedules for the sweep
+sweep_of() {
+  if [ "$(dims_of "$1")" = 3 ]; then
+    echo "--tb=1 --tb=2 --tb=3 --tb=4 --tb=5 --tb=6 --tb=2:--block=32x16 --tb=3:--block=32x16 --tb=4:--block=64x16"
+  else
+    echo "--tb=1 --tb=2 --tb=4 --tb=6 --tb=8 --tb=4:--tb-vec=2 --tb=8:--tb-vec=2 --tb=8:--block=256"
+  fi
+}
+tag() { echo "$1" | tr -c 'A-Za-z0-9=.\n' '_'; }
+
+say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+say "an5d: cases: $CASES; AN5D configurations tried: $TOP each; $REPS alternate runs; $STEPS steps"
+
+# ---- build everything at once ---------------------------------------------
+mkdir -p "$B/jobs"
+for c in $CASES; do
+  src=bench/an5d/$c.stn
+  [ -f "$src" ] || { say "  $c: no $src"; fail=1; continue; }
+  prec=$(prec_of "$c")
+  [ "${AN5D_TABLE:-1}" = 1 ] && for cfg in $(configs_of "$c"); do
+    echo "nvcc -O3 -arch=sm_90 --use_fast_math -Xcompiler -fopenmp -I$V -I$V/$prec -o $B/an5d.$prec.$cfg $V/$prec/${cfg}_host.cu $V/$prec/${cfg}_kernel.cu > $B/an5d.$prec.$cfg.log 2>&1" \
+      > "$B/jobs/an5d.$prec.$cfg.sh"
+  done
+  echo "build/stencilc --target=cuda --build -o $B/$c.default $src > $B/$c.default.log 2>&1" > "$B/jobs/$c.default.sh"
+  # the default's predicted time per step and its reasons (--report)
+  echo "build/stencilc --target=cuda --report $src -o $B/$c.report > /dev/null 2>&1" > "$B/jobs/$c.report.sh"
+  if [ "${AN5D_VERIFY:-1}" = 1 ]; then
+    echo "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $B/$c.cpu $src > $B/$c.cpu.log 2>&1" > "$B/jobs/$c.cpu.sh"
+    for t in default 1 2 3 4 5 6 7 8; do
+      fl=""; [ $t = default ] || fl="--tb=$t"
+      echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$t $src > $B/$c.v$t.log 2>&1" > "$B/jobs/$c.v$t.sh"
+    done
+  fi
+  if [ "${AN5D_SWEEP:-0}" = 1 ]; then
+    for v in $(sweep_of "$c"); do
+      echo "build/stencilc --target=cuda ${v//:/ } --build -o $B/$c.s$(tag "$v") $src > $B/$c.s$(tag "$v").log 2>&1" > "$B/jobs/$c.s$(tag "$v").sh"
+    done
+  fi
+done
+t0=$(date +%s)
+# each build at most AN5D_BUILD_LIMIT seconds (a build that takes longer is
+# reported as failed, with its time); the slowest ones are listed
+find "$B/jobs" -name '*.sh' -print0 |
+  xargs -0 -P "$(nproc)" -I{} sh -c 's=$(date +%s.%N); timeout '"${AN5D_BUILD_LIMIT:-240}"' sh "$1"; rc=$?; echo "$(echo "$(date +%s.%N) - $s" | bc) $rc $(basename "$1" .sh)" >> "$2"' _ {} "$LOG/build-times.log"
+say "an5d: built $(find "$B/jobs" -name '*.sh' | wc -l) programs in $(( $(date +%s) - t0 )) s; slowest: $(sort -rn "$LOG/build-times.log" | head -3 | awk '{printf "%s %.0f s; ", $3, $1}')"
+[ "${AN5D_BUILD_ONLY:-0}" = 1 ] && exit 0
+
+# ---- 1. verification --------------------------------------------------------
+if [ "${AN5D_VERIFY:-1}" = 1 ]; then
+  say ""
+  say "verification (stencilc default and --tb=1..8, -fmad=false, STN_TB=1, against --target=c; u and un within 1e-6 relative):"
+  for c in $CASES; do
+    [ -x "$B/$c.cpu" ] || { say "  $c: CPU BUILD FAILED"; fail=1; continue; }
+    # small odd sizes: several 2-D strips and 3-D tiles, 13 steps (remainders for most T)
+    if [ "$(dims_of "$c")" = 3 ]; then args="--N=45 --STEPS=13"; else args="--N=301 --STEPS=13"; fi
+    prec=$(prec_of "$c")
+    # shellcheck disable=SC2086
+    "$B/$c.cpu" $args --save=u="$B/$c.cpu.u" --save=un="$B/$c.cpu.un" > "$B/$c.cpu.out" 2>&1 || { say "  $c: CPU RUN FAILED"; fail=1; continue; }
+    line="  $c:"
+    for t in default 1 2 3 4 5 6 7 8; do
+      exe=$B/$c.v$t
+      [ -x "$exe" ] || { line="$line $t BUILD FAILED ($(grep -m1 -E 'error|note' "$exe.log"))"; fail=1; continue; }
+      # shellcheck disable=SC2086
+      STN_TB=1 "$exe" $args --save=u="$exe.u" --save=un="$exe.un" > "$exe.out" 2>&1 || { line="$line $t RUN FAILED"; fail=1; continue; }
+      if build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.u" "$B/$c.cpu.u" >> "$LOG/an5d.log" 2>&1 &&
+         build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.un" "$B/$c.cpu.un" >> "$LOG/an5d.log" 2>&1; then
+        line="$line $t:ok"
+      else
+        line="$line $t:MISMATCH"; fail=1
+      fi
+    done
+    say "$line"
+  done
+fi
+
+# ---- 2. AN5D against stencilc's default -------------------------------------
+if [ "${AN5D_TABLE:-1}" = 1 ]; then
+# GCells/s of an AN5D binary: its "Average: X GFLOPS" over its flops per point
+an5d_rate() { # case configuration size
+  local fpp out
+  fpp=$(grep -m1 -o 'BENCH_FPP [0-9]*' "$V/$(prec_of "$1")/${2}_host.cu" | awk '{print $2}')
+  out=$("$B/an5d.$(prec_of "$1").$2" -s "$3" -t "$STEPS" -n 1 2>&1) || { echo 0; return; }
+  echo "$out" | awk -v f="$fpp" '/^Average:/ { printf "%.1f\n", $2 / f }'
+}
+stn_rate() { # binary size
+  local a="--N=$2 --STEPS=$STEPS"
+  # shellcheck disable=SC2086
+  "$1" $a 2>&1 | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
+}
+max() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
+
+say ""
+say "AN5D against stencilc's default (GCells/s, best of $REPS alternate runs; AN5D: the fastest of its first $TOP V100 configurations built for sm_90):"
+say ""
+say "| stencil | AN5D | AN5D configuration | stencilc default | ratio |"
+say "|---|---|---|---|---|"
+: > "$B/ratios"
+for c in $CASES; do
+  s=$(size_of "$c")
+  best=0 bestcfg=""
+  for cfg in $(configs_of "$c"); do
+    exe=$B/an5d.$(prec_of "$c").$cfg
+    [ -x "$exe" ] || { say "  ($c: AN5D $cfg BUILD FAILED: $(grep -m1 error "$exe.log"))"; continue; }
+    r=$(an5d_rate "$c" "$cfg" "$s")
+    echo "$c $cfg $r" >> "$LOG/an5d-configs.log"
+    if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestcfg=$cfg; fi
+  done
+  [ -x "$B/$c.default" ] || { say "| $c | $best | $bestcfg | BUILD FAILED | |"; fail=1; continue; }
+  a=0 m=0
+  for _ in $(seq "$REPS"); do
+    [ -n "$bestcfg" ] && a=$(max "$a" "$(an5d_rate "$c" "$bestcfg" "$s")")
+    m=$(max "$m" "$(stn_rate "$B/$c.default" "$s")")
+  done
+  ratio=$(awk -v a="$a" -v m="$m" 'BEGIN { if (a > 0) printf "%.2f", m / a; else print "-" }')
+  say "| $c | $a | $bestcfg | $m | $ratio |"
+  [ "$ratio" != - ] && echo "$c $ratio" >> "$B/ratios"
+done
+awk -v table=" $TABLE " '{ if ($1 ~ /\.double$/) { d += log($2); nd++ } else if (index(table, " " $1 " ")) { t += log($2); nt++ } else { o += log($2); no++ } }
+     END { if (nt) printf "geometric mean, issue 19 table (%d): %.2f\n", nt, exp(t / nt);
+           if (nd) printf "geometric mean, double (%d): %.2f\n", nd, exp(d / nd);
+           if (no) printf "geometric mean, other shapes (%d): %.2f\n", no, exp(o / no) }' "$B/ratios" | while read -r l; do say "$l"; done
+fi
+
+# ---- 3. stencilc's schedules -------------------------------------------------
+if [ "${AN5D_SWEEP:-0}" = 1 ]; then
+  say ""
+  say "stencilc's schedules (GCells/s, one run each; default = the build above, best of its runs):"
+  for c in $CASES; do
+    s=$(size_of "$c")
+    line="  $c:"
+    best=0 bestv=""
+    for v in $(sweep_of "$c"); do
+      exe=$B/$c.s$(tag "$v")
+      if [ -x "$exe" ]; then r=$(stn_rate "$exe" "$s"); else r="build-failed($(grep -m1 -E 'error|note' "$exe.log" | cut -c1-60))"; fi
+      line="$line ${v//:/ }=$r"
+      case $r in [0-9]*) if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestv=$v; fi ;; esac
+    done
+    say "$line"
+    say "    best: ${bestv//:/ } $best"
+  done
+fi
+
+cp "$B"/*.report "$LOG"/ 2>/dev/null
+[ $fail = 0 ] && say "an5d: all verified" || say "an5d: FAILURES above"
+exit $fail
