@@ -21,7 +21,9 @@
 #          AN5D_REPS=N alternate runs (default 3)
 #          AN5D_VERIFY=0  no verification; AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep
-#          AN5D_STEPS=N   time steps (default 1000); OUT=dir for logs
+#          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
+#          the sweep's (default the same); AN5D_BUILD_LIMIT=S seconds a
+#          build may take (default 240); OUT=dir for logs
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
@@ -41,6 +43,7 @@ TABLE="j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt"
 TOP=${AN5D_TOP:-3}
 REPS=${AN5D_REPS:-3}
 STEPS=${AN5D_STEPS:-1000}
+SWEEP_STEPS=${AN5D_SWEEP_STEPS:-$STEPS}
 [ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
 [ -x build/stencilc ] || make all >/dev/null || exit 2
 dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
@@ -73,7 +76,8 @@ for c in $CASES; do
   [ -f "$src" ] || { say "  $c: no $src"; fail=1; continue; }
   prec=$(prec_of "$c")
   [ "${AN5D_TABLE:-1}" = 1 ] && for cfg in $(configs_of "$c"); do
-    echo "nvcc -O3 -arch=sm_90 --use_fast_math -Xcompiler -fopenmp -I$V -I$V/$prec -o $B/an5d.$prec.$cfg $V/$prec/${cfg}_host.cu $V/$prec/${cfg}_kernel.cu > $B/an5d.$prec.$cfg.log 2>&1" \
+    # as the artifact's nvcc_compile_top5.sh, for sm_90 (doubles: -D SB_TYPE=double)
+    echo "nvcc -O3 -arch=sm_90 --use_fast_math -Xcompiler -fopenmp -D SB_TYPE=$prec -I$V -I$V/$prec -o $B/an5d.$prec.$cfg $V/$prec/${cfg}_host.cu $V/$prec/${cfg}_kernel.cu > $B/an5d.$prec.$cfg.log 2>&1" \
       > "$B/jobs/an5d.$prec.$cfg.sh"
   done
   echo "build/stencilc --target=cuda --build -o $B/$c.default $src > $B/$c.default.log 2>&1" > "$B/jobs/$c.default.sh"
@@ -137,8 +141,8 @@ an5d_rate() { # case configuration size
   out=$("$B/an5d.$(prec_of "$1").$2" -s "$3" -t "$STEPS" -n 1 2>&1) || { echo 0; return; }
   echo "$out" | awk -v f="$fpp" '/^Average:/ { printf "%.1f\n", $2 / f }'
 }
-stn_rate() { # binary size
-  local a="--N=$2 --STEPS=$STEPS"
+stn_rate() { # binary size [steps]
+  local a="--N=$2 --STEPS=${3:-$STEPS}"
   # shellcheck disable=SC2086
   "$1" $a 2>&1 | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
 }
@@ -179,14 +183,14 @@ fi
 # ---- 3. stencilc's schedules -------------------------------------------------
 if [ "${AN5D_SWEEP:-0}" = 1 ]; then
   say ""
-  say "stencilc's schedules (GCells/s, one run each; default = the build above, best of its runs):"
+  say "stencilc's schedules (GCells/s, one run each of $SWEEP_STEPS steps):"
   for c in $CASES; do
     s=$(size_of "$c")
     line="  $c:"
     best=0 bestv=""
     for v in $(sweep_of "$c"); do
       exe=$B/$c.s$(tag "$v")
-      if [ -x "$exe" ]; then r=$(stn_rate "$exe" "$s"); else r="build-failed($(grep -m1 -E 'error|note' "$exe.log" | cut -c1-60))"; fi
+      if [ -x "$exe" ]; then r=$(stn_rate "$exe" "$s" "$SWEEP_STEPS"); else r="build-failed($(grep -m1 -E 'error|note' "$exe.log" | cut -c1-60))"; fi
       line="$line ${v//:/ }=$r"
       case $r in [0-9]*) if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestv=$v; fi ;; esac
     done
