@@ -59,9 +59,9 @@ configs_of() {
 # stencilc's schedules for the sweep
 sweep_of() {
   if [ "$(dims_of "$1")" = 3 ]; then
-    echo "--tb=1 --tb=2 --tb=3 --tb=4 --tb=5 --tb=6 --tb=2:--block=32x16 --tb=3:--block=32x16 --tb=4:--block=64x16"
+    echo "--tb=auto --tb=1 --tb=2 --tb=3 --tb=4 --tb=5 --tb=6 --tb=2:--block=32x16 --tb=3:--block=32x16 --tb=4:--block=64x16"
   else
-    echo "--tb=1 --tb=2 --tb=4 --tb=6 --tb=8 --tb=4:--tb-vec=2 --tb=8:--tb-vec=2 --tb=8:--block=256"
+    echo "--tb=auto --tb=1 --tb=2 --tb=4 --tb=6 --tb=8 --tb=4:--tb-vec=2 --tb=8:--tb-vec=2 --tb=8:--block=256"
   fi
 }
 tag() { echo "$1" | tr -c 'A-Za-z0-9=.\n' '_'; }
