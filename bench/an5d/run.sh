@@ -100,7 +100,7 @@ t0=$(date +%s)
 # each build at most AN5D_BUILD_LIMIT seconds (a build that takes longer is
 # reported as failed, with its time); the slowest ones are listed
 find "$B/jobs" -name '*.sh' -print0 |
-  xargs -0 -P "$(nproc)" -I{} sh -c 's=$(date +%s.%N); timeout '"${AN5D_BUILD_LIMIT:-240}"' sh "$1"; rc=$?; echo "$(echo "$(date +%s.%N) - $s" | bc) $rc $(basename "$1" .sh)" >> "$2"' _ {} "$LOG/build-times.log"
+  xargs -0 -P "$(nproc)" -I{} sh -c 's=$(date +%s); timeout -k 5 '"${AN5D_BUILD_LIMIT:-240}"' sh "$1"; rc=$?; echo "$(( $(date +%s) - s )) $rc $(basename "$1" .sh)" >> "$2"' _ {} "$LOG/build-times.log"
 say "an5d: built $(find "$B/jobs" -name '*.sh' | wc -l) programs in $(( $(date +%s) - t0 )) s; slowest: $(sort -rn "$LOG/build-times.log" | head -3 | awk '{printf "%s %.0f s; ", $3, $1}')"
 [ "${AN5D_BUILD_ONLY:-0}" = 1 ] && exit 0
 
@@ -143,8 +143,12 @@ an5d_rate() { # case configuration size
 }
 stn_rate() { # binary size [steps]
   local a="--N=$2 --STEPS=${3:-$STEPS}"
+  local out
   # shellcheck disable=SC2086
-  "$1" $a 2>&1 | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
+  out=$("$1" $a 2>&1)
+  echo "$out" | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
+  # a run that prints no rate: what it said goes to the log
+  echo "$out" | grep -q '^GCells/s :' || printf '%s %s: no rate: %s\n' "$1" "$a" "$(echo "$out" | tail -3 | tr '\n' ' ')" >> "$LOG/an5d.log"
 }
 max() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
 
