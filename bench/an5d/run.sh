@@ -69,6 +69,24 @@ tag() { echo "$1" | tr -c 'A-Za-z0-9=.\n' '_'; }
 say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 say "an5d: cases: $CASES; AN5D configurations tried: $TOP each; $REPS alternate runs; $STEPS steps"
 
+# GCells/s of an AN5D binary: its "Average: X GFLOPS" over its flops per point
+an5d_rate() { # case configuration size
+  local fpp out
+  fpp=$(grep -m1 -o 'BENCH_FPP [0-9]*' "$V/$(prec_of "$1")/${2}_host.cu" | awk '{print $2}')
+  out=$("$B/an5d.$(prec_of "$1").$2" -s "$3" -t "$STEPS" -n 1 2>&1) || { echo 0; return; }
+  echo "$out" | awk -v f="$fpp" '/^Average:/ { printf "%.1f\n", $2 / f }'
+}
+stn_rate() { # binary size [steps]
+  local a="--N=$2 --STEPS=${3:-$STEPS}"
+  local out
+  # shellcheck disable=SC2086
+  out=$("$1" $a 2>&1)
+  echo "$out" | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
+  # a run that prints no rate: what it said goes to the log
+  echo "$out" | grep -q '^GCells/s :' || printf '%s %s: no rate: %s\n' "$1" "$a" "$(echo "$out" | tail -3 | tr '\n' ' ')" >> "$LOG/an5d.log"
+}
+max() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
+
 # ---- build everything at once ---------------------------------------------
 mkdir -p "$B/jobs"
 for c in $CASES; do
@@ -134,23 +152,6 @@ fi
 
 # ---- 2. AN5D against stencilc's default -------------------------------------
 if [ "${AN5D_TABLE:-1}" = 1 ]; then
-# GCells/s of an AN5D binary: its "Average: X GFLOPS" over its flops per point
-an5d_rate() { # case configuration size
-  local fpp out
-  fpp=$(grep -m1 -o 'BENCH_FPP [0-9]*' "$V/$(prec_of "$1")/${2}_host.cu" | awk '{print $2}')
-  out=$("$B/an5d.$(prec_of "$1").$2" -s "$3" -t "$STEPS" -n 1 2>&1) || { echo 0; return; }
-  echo "$out" | awk -v f="$fpp" '/^Average:/ { printf "%.1f\n", $2 / f }'
-}
-stn_rate() { # binary size [steps]
-  local a="--N=$2 --STEPS=${3:-$STEPS}"
-  local out
-  # shellcheck disable=SC2086
-  out=$("$1" $a 2>&1)
-  echo "$out" | awk '/^GCells\/s :/ { printf "%.1f\n", $3 }'
-  # a run that prints no rate: what it said goes to the log
-  echo "$out" | grep -q '^GCells/s :' || printf '%s %s: no rate: %s\n' "$1" "$a" "$(echo "$out" | tail -3 | tr '\n' ' ')" >> "$LOG/an5d.log"
-}
-max() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { print (a + 0 > b + 0) ? a : b }'; }
 
 say ""
 say "AN5D against stencilc's default (GCells/s, best of $REPS alternate runs; AN5D: the fastest of its first $TOP V100 configurations built for sm_90):"
