@@ -7,6 +7,7 @@
 #include "backend/report.h"
 #include "backend/cg_common.h"
 #include "backend/cg_cuda.h"
+#include "passes/passes.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,40 @@ static const char *tb_text(const IrProgram *p, const IrStmt *s)
   if (s->tb)
     return arena_printf(p->arena, "loop at line %d: %s", line, s->tb->why);
   return arena_printf(p->arena, "loop at line %d: not blocked: %s", line, s->tb_why);
+}
+
+/* The time model's candidates of a loop (passes/tbmodel.c): picoseconds
+ * per point and step, and ms per step at the params' defaults. */
+static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double pts, double *chosen_ps)
+{
+  const IrTbModel *m = s->tb_model;
+  if (!m)
+    return;
+  int best = -1, chosen = s->tb ? s->tb->steps : 1;
+  for (int i = 0; i < m->n; i++)
+    if (m->c[i].own && (best < 0 || tb_model_ps(&m->c[i], o->bandwidth) < tb_model_ps(&m->c[best], o->bandwidth)))
+      best = i;
+  fprintf(f, "      model:     ps per point and step (the larger of memory and on chip; recomputed points, registers "
+             "of the planes) at %.0f GB/s:\n", o->bandwidth);
+  for (int i = 0; i < m->n; i++) {
+    const IrTbCand *e = &m->c[i];
+    if (!e->own) {
+      fprintf(f, "        T=%d  no points of its own\n", e->steps);
+      continue;
+    }
+    double ps = tb_model_ps(e, o->bandwidth);
+    char ms[48] = "";
+    if (pts >= 0)
+      snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
+    if (e->steps == chosen)
+      *chosen_ps = ps;
+    fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s\n", e->steps, ps,
+            e->bytes / o->bandwidth * 1e3, e->chip_ps, e->recompute, e->regs, ms, e->steps == chosen ? "  <- chosen" : "",
+            i == best ? "  <- lowest" : "");
+  }
+  if (best >= 0 && m->c[best].steps != chosen)
+    fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
+               "2026-11-25, which the model misses by a median of ~20%% per row)\n", m->c[best].steps, chosen);
 }
 
 static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }
@@ -359,6 +394,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
             register_estimate(kg), smem_estimate(gpu, kg));
   find_loops(gpu, &gpu->main, ki, &loops);
+  double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
     if (loops.data[i]->tb) {
@@ -368,11 +404,16 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)\n", pt.regs, pt.spill_st, pt.spill_ld,
                 loops.data[i]->tb->smem);
     }
+    model_text(f, o, loops.data[i], pts, &model_ps);
   }
   vec_free(&loops);
   if (cpu->mpi)
     mpi_text(f, cpu, k);
-  if (pts >= 0 && bytes > 0) {
+  if (pts >= 0 && model_ps > 0) { /* a time loop's kernel on the GPU: the time model's step (model_text) */
+    double sec = model_ps * pts * 1e-12;
+    fprintf(f, "  predicted:     %.4f ms per step on the GPU at %.0f GB/s (the time model, at the steps chosen), %.1f "
+               "GFLOPS\n", sec * 1e3, o->bandwidth, k->flops * pts / sec / 1e9);
+  } else if (pts >= 0 && bytes > 0) {
     double sec = bytes * pts / (o->bandwidth * 1e9);
     fprintf(f, "  predicted:     %.4f ms per call at %.0f GB/s (its bytes over the bandwidth), %.1f GFLOPS\n", sec * 1e3,
             o->bandwidth, k->flops * pts / sec / 1e9);

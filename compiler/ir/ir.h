@@ -238,6 +238,18 @@ typedef struct IrTb {
   const char *why;         /* one line: what was decided and why */
 } IrTb;
 
+/* The GPU time model of a time loop's candidates (passes/tbmodel.c): for
+ * T = 1..8 fused steps, what a point costs a step. */
+typedef struct IrTbCand {
+  int steps;               /* T */
+  int own;                 /* a block keeps points of its own after T steps (else no candidate) */
+  double recompute;        /* points computed per point owned, over the T steps */
+  double bytes;            /* global memory bytes per point and step */
+  double chip_ps;          /* on chip (shared memory, flops, registers): picoseconds per point and step */
+  double regs;             /* registers holding every step's planes or rows, per thread */
+} IrTbCand;
+typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
+
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,
                         H_TIMER, H_WRITE } HostKind;
 
@@ -260,6 +272,7 @@ struct IrStmt {
   IrBlock body, els;
   IrTb *tb;                /* FOR: runs temporally blocked (passes/tblock.c), or NULL */
   const char *tb_why;      /* FOR: why it is not temporally blocked, when it looks like a time loop */
+  IrTbModel *tb_model;     /* FOR, CUDA: the time model of its candidates (passes/tbmodel.c), or NULL */
 };
 
 typedef struct IrProgram {

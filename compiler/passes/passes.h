@@ -44,6 +44,12 @@ typedef struct Pass {
   void (*run)(IrProgram *p, const PassOptions *o);
 } Pass;
 
+/* passes/tbmodel.c: the GPU time model of a legal time loop's candidates
+ * (T = 1..8), and a candidate's picoseconds per point and step at a
+ * bandwidth */
+IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
+double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
+
 extern const Pass pass_list[];
 extern const int pass_count;
 void pass_run_pipeline(IrProgram *p, const PassOptions *o);

@@ -155,19 +155,20 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
   return n;
 }
 
-/* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23). CUDA 2-D:
- * 8 steps for one or two pairs (bench/jacobi5.stn 4.6x), 6 for more
- * (lbm_d2q9's nine: 1.52x at 2 steps, 2.08x at 4, 2.31x at 6, 2.00x at
- * 8, 08:50 UTC); CUDA 3-D: 4 steps without read-only fields (the 3-D
- * strip: diffusion3d 1.23x at 2, 1.00x at 3, 1.70x at 4, 1.23x at 5,
- * 09:40 UTC), 2 when read-only fields read at the point outnumber the
- * pairs 4 to 1 (Himeno, 12 coefficient arrays kept in registers: 1.40x),
- * else none. CPU: 8 for 2-D kernels (jacobi5, 2
- * cores: 1.5x); 8 for 3-D kernels that read no read-only field at their
- * points, on grids that wrap along k at most (tiles
- * marching along i: diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23
- * 12:20), else none (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at
- * every T tried). */
+/* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23 and
+ * 2026-11-25). CUDA 2-D: 8 steps for one or two pairs of reach 1
+ * (bench/jacobi5.stn 4.6x), 4 at reach 2 and more, 6 for more pairs
+ * (lbm_d2q9's nine: 1.52x at 2 steps, 2.08x at 4, 2.31x at 6, 2.00x at 8,
+ * 08:50 UTC); CUDA 3-D: the strip (no read-only fields) 4 steps for float
+ * stars of reach 1 (diffusion3d 1.23x at 2, 1.00x at 3, 1.70x at 4, 1.23x
+ * at 5, 09:40 UTC), 2 for float boxes of reach 1, none at a larger reach
+ * or for doubles (auto_steps says why); 2 when read-only fields read at
+ * the point outnumber the pairs 4 to 1 (Himeno, 12 coefficient arrays
+ * kept in registers: 1.40x), else none. CPU: 8 for 2-D kernels (jacobi5,
+ * 2 cores: 1.5x); 8 for 3-D kernels that read no read-only field at their
+ * points, on grids that wrap along k at most (tiles marching along i:
+ * diffusion3d 256^3 1.23x at 8, 1.2x at 4, 2026-11-23 12:20), else none
+ * (Himeno M: 0.5-0.6x; overlapped 3-D tiles lost at every T tried). */
 /* CPU, 3-D: does the tile march along i (IrTb.cpu_march)? Not on grids
  * periodic along i or j (overlapped tiles). A predicated store marches too:
  * its points start each step as step t - 2 (cg_c_tb.c: print_body). */
@@ -177,16 +178,72 @@ static int cpu_marches(const IrProgram *p, const IrKernel *k, const IrTb *tb, co
   return o->target != TARGET_CUDA && k->rank == 3 && !g->periodic[0] && !g->periodic[1];
 }
 
+/* Does K read a cur field at an offset off the axes (a box stencil's
+ * corners)? */
+static int reads_diagonal(const IrKernel *k, const IrTb *tb)
+{
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *a = &k->nodes.data[i];
+    if (a->op == OP_LOAD && ir_tb_pair_of_cur(tb, a->ref) >= 0 && (a->off[0] != 0) + (a->off[1] != 0) + (a->off[2] != 0) > 1)
+      return 1;
+  }
+  return 0;
+}
+
+/* Does a pair hold doubles? */
+static int pairs_double(const IrProgram *p, const IrTb *tb)
+{
+  for (int q = 0; q < tb->npairs; q++)
+    if (p->fields.data[tb->cur[q]].ty == TY_DOUBLE)
+      return 1;
+  return 0;
+}
+
+/* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
+ * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
+ * 2026-11-25, GCells/s at --tb=1, 2, 4, 8 and with two columns per
+ * thread). What decides is what a fused pass recomputes and holds: T x r
+ * points of halo at each side of a strip or tile, computed again by the
+ * neighbouring block, and T x (2r + 1) planes or rows of registers per
+ * thread.
+ *   2-D, reach 1: 8 steps (j2d5pt 1513 against 1041 at 4; box2d1r,
+ *     j2d9pt-gol, gradient2d within 8% of their best).
+ *   2-D, reach 2 and more: 4 steps (star2d3r 660 against 410 at 8,
+ *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71; at reach
+ *     2 within 2% of 8: star2d2r 838 / 853, j2d9pt 822 / 829). Two
+ *     columns per thread (--tb-vec=2) ran faster still (star2d3r 717,
+ *     star2d4r 536, box2d2r 450, box2d3r 168, j2d9pt 909, star2d2r 924)
+ *     but are not the default until bench/an5d verifies them at these
+ *     reaches on a GPU.
+ *   3-D strip: 4 steps only for float stars of reach 1 (star3d1r 552
+ *     against 335 single, 391 at 2; diffusion3d 1.70x); float boxes of
+ *     reach 1, 2 steps (box3d1r 207 against 199 single and 172 at 4,
+ *     j3d27pt 201 / 199 / 175: their 26 in-plane reads a step through
+ *     shared memory cost more than the bytes they save); reach 2 and more,
+ *     or doubles, single steps (star3d2r 302 single, 237 at 2, 123 at 4;
+ *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
+ *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes). */
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x), 4 without any
-                        * (the 3-D strip: diffusion3d 1.70x, 2026-11-23 09:40) */
+  int rmax = 0;
+  for (int d = 0; d < k->rank; d++)
+    if (tb->reach[d] > rmax)
+      rmax = tb->reach[d];
+  if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x) */
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
     if (o->target != TARGET_CUDA)
       return !ro && cpu_marches(p, k, tb, o) ? 8 : 1;
-    return !ro ? 4 : !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
+    if (ro)
+      return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
+    if (rmax > 1 || pairs_double(p, tb))
+      return 1;
+    return reads_diagonal(k, tb) ? 2 : 4;
   }
-  return o->target == TARGET_CUDA && tb->npairs > 2 ? 6 : 8;
+  if (o->target != TARGET_CUDA)
+    return 8;
+  if (tb->npairs > 2)
+    return 6;
+  return rmax > 1 ? 4 : 8;
 }
 
 /* --tb as given, or its default: auto on the GPU, where the fused steps
@@ -402,6 +459,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
       if (has_call && has_swap) {
         IrTb tb = { 0 };
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
+        /* the GPU time model of the strip kernels' candidates, for --report */
+        if (!why && o->target == TARGET_CUDA && !o->mpi && !o->tb_shfl) {
+          const IrKernel *kk = p->kernels.data[tb.kernel];
+          int ro[MAX_TB_KEEP];
+          if (kk->rank == 2 || (kk->rank == 3 && !readonly_point_fields(kk, &tb, ro, MAX_TB_KEEP)))
+            s->tb_model = tb_model(p, kk, &tb, o, p->arena);
+        }
         int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
         if (!why && o->no_tb)
           why = "-fno-tb";
@@ -432,10 +496,14 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
         if (!why && steps <= 1)
           why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
                 : p->kernels.data[tb.kernel]->rank == 3 && strstr(tb_option(o), "auto")
-                ? (o->target == TARGET_CUDA ? "--tb=auto: on the GPU, 3-D temporal blocking pays when the kernel reads no "
-                                              "read-only field at its points or they dominate the traffic (docs/benchmarks.md)"
-                                            : "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at "
-                                              "their points, on grids that wrap along k at most (docs/benchmarks.md)")
+                ? (o->target != TARGET_CUDA ? "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at "
+                                              "their points, on grids that wrap along k at most (docs/benchmarks.md)"
+                   : readonly_point_fields(p->kernels.data[tb.kernel], &tb, (int[MAX_TB_KEEP]){ 0 }, MAX_TB_KEEP)
+                   ? "--tb=auto: on the GPU, 3-D temporal blocking of a kernel with read-only fields pays when they "
+                     "dominate the traffic (docs/benchmarks.md)"
+                   : "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 or of doubles ran slower than single "
+                     "steps (the registers of every step's planes and the recomputed halo; docs/benchmarks.md, the sweep of "
+                     "AN5D's suite)")
                 : "--tb asks for 1 step per pass";
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
@@ -563,6 +631,8 @@ static void add_scratch(IrProgram *p, IrBlock *blk)
 
 void pass_tblock(IrProgram *p, const PassOptions *o)
 {
+  if (o->target == TARGET_CUDA) /* the time model (tb_model) needs each kernel's flops and bytes */
+    pass_cost(p, o);
   visit(p, o, &p->main, 0);
   add_scratch(p, &p->main);
   if (o->mpi)
