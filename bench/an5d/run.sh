@@ -17,7 +17,9 @@
 #                                 bench/an5d/prepare.sh AN5D_DIR makes it)
 #   env:   AN5D_CASES="j2d5pt box3d1r.double ..."  the stencils (NAME or
 #                      NAME.double, bench/an5d/NAME[.double].stn)
-#          AN5D_TOP=N  AN5D configurations tried per stencil (default 3)
+#          AN5D_TOP=N  AN5D configurations tried per stencil (default 3;
+#                      best: only the one bench/an5d/best.h100 names, the
+#                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
 #          AN5D_VERIFY=0  no verification; AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep
@@ -53,6 +55,12 @@ base_of() { echo "${1%.double}"; }
 # AN5D's configurations of a stencil, in its CSV's (its model's) order
 configs_of() {
   local st; st=$(base_of "$1")
+  # AN5D_TOP=best: the configuration bench/an5d/best.h100 names (else the first)
+  if [ "$TOP" = best ]; then
+    local b; b=$(awk -v c="$1" '$1 == c { print $2 }' bench/an5d/best.h100)
+    if [ -n "$b" ] && [ -f "$V/$(prec_of "$1")/${b}_host.cu" ]; then echo "$b"; return; fi
+    TOP=1 configs_of "$1"; return
+  fi
   awk -F, -v s="$st" '$1 == s { if ($3 == "") print s "-" $2 "-" $4 "-" $5; else print s "-" $2 "x" $3 "-" $4 "-" $5 }' \
     "$V/v100_$(prec_of "$1").csv" | while read -r c; do [ -f "$V/$(prec_of "$1")/${c}_host.cu" ] && echo "$c"; done | head -n "$TOP"
 }
@@ -156,8 +164,8 @@ if [ "${AN5D_TABLE:-1}" = 1 ]; then
 say ""
 say "AN5D against stencilc's default (GCells/s, best of $REPS alternate runs; AN5D: the fastest of its first $TOP V100 configurations built for sm_90):"
 say ""
-say "| stencil | AN5D | AN5D configuration | stencilc default | ratio |"
-say "|---|---|---|---|---|"
+say "| stencil | AN5D | AN5D configuration | stencilc default | ratio | model's prediction | measured against it |"
+say "|---|---|---|---|---|---|---|"
 : > "$B/ratios"
 for c in $CASES; do
   s=$(size_of "$c")
@@ -169,14 +177,19 @@ for c in $CASES; do
     echo "$c $cfg $r" >> "$LOG/an5d-configs.log"
     if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestcfg=$cfg; fi
   done
-  [ -x "$B/$c.default" ] || { say "| $c | $best | $bestcfg | BUILD FAILED | |"; fail=1; continue; }
+  [ -x "$B/$c.default" ] || { say "| $c | $best | $bestcfg | BUILD FAILED | | | |"; fail=1; continue; }
   a=0 m=0
   for _ in $(seq "$REPS"); do
     [ -n "$bestcfg" ] && a=$(max "$a" "$(an5d_rate "$c" "$bestcfg" "$s")")
     m=$(max "$m" "$(stn_rate "$B/$c.default" "$s")")
   done
   ratio=$(awk -v a="$a" -v m="$m" 'BEGIN { if (a > 0) printf "%.2f", m / a; else print "-" }')
-  say "| $c | $a | $bestcfg | $m | $ratio |"
+  # the time model's prediction for the default (--report), and how far off it is
+  pred=$(build/stencilc --target=cuda --report --no-ptxas "bench/an5d/$c.stn" -o /dev/stdout 2>/dev/null |
+    sed -n '/^kernel step/,/^kernel sum/p' |
+    awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
+  off=$(awk -v p="${pred:-0}" -v m="$m" 'BEGIN { if (p > 0 && m > 0) printf "%+.0f%%", (m / p - 1) * 100; else print "-" }')
+  say "| $c | $a | $bestcfg | $m | $ratio | ${pred:--} | $off |"
   [ "$ratio" != - ] && echo "$c $ratio" >> "$B/ratios"
 done
 awk -v table=" $TABLE " '{ if ($1 ~ /\.double$/) { d += log($2); nd++ } else if (index(table, " " $1 " ")) { t += log($2); nt++ } else { o += log($2); no++ } }
@@ -188,7 +201,7 @@ fi
 # ---- 3. stencilc's schedules -------------------------------------------------
 if [ "${AN5D_SWEEP:-0}" = 1 ]; then
   say ""
-  say "stencilc's schedules (GCells/s, one run each of $SWEEP_STEPS steps):"
+  say "stencilc's schedules (GCells/s, one run each of $SWEEP_STEPS steps; in brackets the time model's prediction, --report):"
   for c in $CASES; do
     s=$(size_of "$c")
     line="  $c:"
@@ -196,7 +209,14 @@ if [ "${AN5D_SWEEP:-0}" = 1 ]; then
     for v in $(sweep_of "$c"); do
       exe=$B/$c.s$(tag "$v")
       if [ -x "$exe" ]; then r=$(stn_rate "$exe" "$s" "$SWEEP_STEPS"); else r="build-failed($(grep -m1 -E 'error|note' "$exe.log" | cut -c1-60))"; fi
-      line="$line ${v//:/ }=$r"
+      [ -n "$r" ] || { r="RUN-FAILED"; fail=1; }
+      # the time model's prediction for the same build (--report: its step kernel's predicted time)
+      # shellcheck disable=SC2086
+      pred=$(build/stencilc --target=cuda ${v//:/ } --report --no-ptxas "bench/an5d/$c.stn" -o /dev/stdout 2>/dev/null |
+        sed -n '/^kernel step/,/^kernel sum/p' |
+        awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
+      line="$line ${v//:/ }=$r${pred:+ (model $pred)}"
+      echo "$c|${v//:/ }|$r|$pred" >> "$LOG/sweep.csv"
       case $r in [0-9]*) if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestv=$v; fi ;; esac
     done
     say "$line"
