@@ -21,7 +21,9 @@
 #                      best: only the one bench/an5d/best.h100 names, the
 #                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
-#          AN5D_VERIFY=0  no verification; AN5D_TABLE=0  no AN5D table;
+#          AN5D_VERIFY=0  no verification; AN5D_SANITIZE=1  compute-sanitizer
+#          (racecheck, memcheck) on the verified default, T = 3 and 8;
+#          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep
 #          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
 #          the sweep's (default the same); AN5D_BUILD_LIMIT=S seconds a
@@ -153,6 +155,18 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       else
         line="$line $t:MISMATCH"; fail=1
       fi
+      # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default and T = 3 and 8
+      case "${AN5D_SANITIZE:-0}:$t" in
+        1:default|1:3|1:8)
+          for tool in racecheck memcheck; do
+            # shellcheck disable=SC2086
+            if STN_TB=1 compute-sanitizer --tool $tool --error-exitcode 9 "$exe" $args > "$exe.$tool" 2>&1; then
+              line="$line($tool clean)"
+            else
+              line="$line($tool: $(grep -m1 -E 'ERROR|Error|error' "$exe.$tool" | cut -c1-80))"; fail=1
+            fi
+          done ;;
+      esac
     done
     say "$line"
   done
