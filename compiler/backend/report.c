@@ -141,7 +141,7 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     if (m->c[i].own && (best < 0 || tb_model_ps(&m->c[i], o->bandwidth) < tb_model_ps(&m->c[best], o->bandwidth)))
       best = i;
   fprintf(f, "      model:     ps per point and step (the larger of memory and on chip; recomputed points, registers "
-             "of the planes) at %.0f GB/s:\n", o->bandwidth);
+             "of the planes) at %.0f GB/s of copy bandwidth:\n", o->bandwidth);
   for (int i = 0; i < m->n; i++) {
     const IrTbCand *e = &m->c[i];
     if (!e->own) {
@@ -155,12 +155,12 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     if (e->steps == chosen)
       *chosen_ps = ps;
     fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s\n", e->steps, ps,
-            e->bytes / o->bandwidth * 1e3, e->chip_ps, e->recompute, e->regs, ms, e->steps == chosen ? "  <- chosen" : "",
+            tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms, e->steps == chosen ? "  <- chosen" : "",
             i == best ? "  <- lowest" : "");
   }
   if (best >= 0 && m->c[best].steps != chosen)
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
-               "2026-11-25, which the model misses by a median of ~20%% per row)\n", m->c[best].steps, chosen);
+               "2026-11-25, which the model misses by a median of 13-19%% per row)\n", m->c[best].steps, chosen);
 }
 
 static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }

@@ -245,6 +245,7 @@ typedef struct IrTbCand {
   int own;                 /* a block keeps points of its own after T steps (else no candidate) */
   double recompute;        /* points computed per point owned, over the T steps */
   double bytes;            /* global memory bytes per point and step */
+  double mem_eff;          /* the fraction of the copy bandwidth such a kernel reaches */
   double chip_ps;          /* on chip (shared memory, flops, registers): picoseconds per point and step */
   double regs;             /* registers holding every step's planes or rows, per thread */
 } IrTbCand;

@@ -49,6 +49,7 @@ typedef struct Pass {
  * bandwidth */
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
+double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs);
 
 extern const Pass pass_list[];
 extern const int pass_count;

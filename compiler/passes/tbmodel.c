@@ -16,10 +16,12 @@
  *             and, past a number of them, the registers that hold every
  *             step's planes (spills);
  *
- * and a step takes the larger of bytes over the bandwidth and chip. The
+ * and a step takes the larger of bytes over the bandwidth a kernel of its
+ * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
+ * by a barrier per plane, 50-70%) and chip. The
  * constants are a least-squares fit (in log time) to the sweep of AN5D's
  * suite on an H100 (docs/benchmarks.md, 2026-11-25); the fit is off by a
- * median of 20% (2-D) and 18% (3-D) per row and its lowest candidate is
+ * median of 19% (2-D) and 13% (3-D) per row and its lowest candidate is
  * often not the fastest measured (the 3-D strip runs 4 steps 1.4x faster
  * per computed point than 2 or 3, which no term here explains), so
  * --tb=auto does not follow it yet: --report prints it beside the choice
@@ -29,10 +31,11 @@
 
 /* picoseconds; single steps (c1, cl: per distinct neighbour off the
  * marching axis), fused passes (c0, cs: per shared-memory word; ks per
- * register past rcap), and per flop (cf) */
-typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap; } Consts;
-static const Consts fit2d = { 2.0, 0.05, 0.06, 0.0, 0.06, 0.0, 8 };
-static const Consts fit3d = { 1.5, 0.1, 0.06, 1.5, 0.06, 0.05, 32 };
+ * register past rcap; em: the fraction of the copy bandwidth their
+ * barrier-paced streams reach), and per flop (cf) */
+typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em; } Consts;
+static const Consts fit2d = { 2.0, 0.05, 0.06, 0.0, 0.06, 0.0, 16, 0.7 };
+static const Consts fit3d = { 2.0, 0.1, 0.04, 1.5, 0.06, 0.05, 24, 0.5 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -87,7 +90,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (T == 1) {
       e->own = 1;
       e->recompute = 1.0;
-      e->bytes = (k->bytes_read + k->bytes_written) / 0.9; /* single steps reach ~90% of the copy bandwidth */
+      e->bytes = k->bytes_read + k->bytes_written;
+      e->mem_eff = 0.9; /* single steps reach ~90% of the copy bandwidth */
       e->chip_ps = c->c1 + c->cl * nseen + c->cf * flops;
       e->regs = 0;
       continue;
@@ -116,14 +120,20 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       continue;
     e->recompute = computed / (T * own);
     e->bytes = (pair_bytes * area / own + pair_bytes) / T + other;
+    e->mem_eff = c->em;
     double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
     e->chip_ps = e->recompute * (c->c0 + c->cs * smem * esz / 4 + c->cf * flops) * spill;
   }
   return m;
 }
 
+double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs)
+{
+  return e->bytes / (bandwidth_gbs * e->mem_eff) * 1e3; /* bytes / (GB/s) = ns; in ps */
+}
+
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
 {
-  double mem = e->bytes / bandwidth_gbs * 1e3; /* bytes / (GB/s) = ns; in ps */
+  double mem = tb_model_mem_ps(e, bandwidth_gbs);
   return mem > e->chip_ps ? mem : e->chip_ps;
 }
