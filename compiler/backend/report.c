@@ -500,6 +500,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
              "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
           px.found ? "ptxas" : "estimate", px.found ? px.regs : register_estimate(kg), px.found ? px.smem : smem_estimate(gpu, kg),
           px.spill_st, px.spill_ld);
+  double model_ps = -1;
   find_loops(gpu, &gpu->main, ki, &loops);
   for (int i = 0; i < loops.len; i++) {
     const IrTb *tb = loops.data[i]->tb;
@@ -514,11 +515,29 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
         fprintf(f, ", \"resources\": {\"source\": \"none\", \"registers\": null, \"spill_stores\": null, \"spill_loads\": null, ");
       fprintf(f, "\"shared_memory\": %zu}", tb->smem);
     }
+    const IrTbModel *m = loops.data[i]->tb_model;
+    if (m) {
+      fprintf(f, ", \"model\": [");
+      for (int c = 0; c < m->n; c++) {
+        const IrTbCand *e = &m->c[c];
+        if (!e->own)
+          fprintf(f, "%snull", c ? ", " : "");
+        else
+          fprintf(f, "%s{\"steps\": %d, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
+                     "\"registers\": %.1f}", c ? ", " : "", e->steps, tb_model_ps(e, o->bandwidth),
+                  tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs);
+        if (e->own && e->steps == (tb ? tb->steps : 1))
+          model_ps = tb_model_ps(e, o->bandwidth);
+      }
+      fprintf(f, "]");
+    }
     fprintf(f, "}");
   }
   vec_free(&loops);
   fprintf(f, "]},\n     \"predicted_ms\": ");
-  if (pts >= 0 && bytes > 0)
+  if (pts >= 0 && model_ps > 0)
+    fprintf(f, "%.6f", model_ps * pts * 1e-9);
+  else if (pts >= 0 && bytes > 0)
     fprintf(f, "%.6f", bytes * pts / (o->bandwidth * 1e9) * 1e3);
   else
     fprintf(f, "null");
