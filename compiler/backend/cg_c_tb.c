@@ -65,18 +65,22 @@ typedef struct TbC {
 static const char *pos[] = { "u0_", "u1_", "u2_" }, *org[] = { "ti_", "tj_", "tk_" };
 static const char *tsz[] = { "TI_", "TJ_", "TK_" }, *hal[] = { "H0_", "H1_", "H2_" };
 
-/* Coordinate d of tile position u<d>_ (wrapped along periodic dimensions:
- * the pass function checks that those hold at least H points). */
+/* The grid coordinate d of tile position u<d>_, as an expression (wrapped
+ * along periodic dimensions: the pass function checks that those hold at
+ * least H points). */
+static const char *coord_expr(const TbC *c, int d)
+{
+  const char *x = arena_printf(c->p->arena, "%s + %s", org[d], pos[d]);
+  if (!c->g->periodic[d])
+    return x;
+  return arena_printf(c->p->arena, "%s < 0 ? %s + %s.n[%d] : %s >= %s.n[%d] ? %s - %s.n[%d] : %s", x, x, c->gname, d, x,
+                      c->gname, d, x, c->gname, d, x);
+}
+
 static void print_coord(const TbC *c, int d, int depth)
 {
-  Buf *b = c->b;
-  indent(b, depth);
-  if (c->g->periodic[d])
-    buf_printf(b, "const long %s = %s + %s < 0 ? %s + %s + %s.n[%d] : %s + %s >= %s.n[%d] ? %s + %s - %s.n[%d] : %s + %s;\n",
-               index_name(d), org[d], pos[d], org[d], pos[d], c->gname, d, org[d], pos[d], c->gname, d, org[d], pos[d],
-               c->gname, d, org[d], pos[d]);
-  else
-    buf_printf(b, "const long %s = %s + %s;\n", index_name(d), org[d], pos[d]);
+  indent(c->b, depth);
+  buf_printf(c->b, "const long %s = %s;\n", index_name(d), coord_expr(c, d));
 }
 
 /* Opens loops over the tile positions of the outer dimensions (all but
@@ -196,15 +200,10 @@ static void print_body(const TbC *c, int last, int depth)
     for (int q = 0; q < c->tb->npairs; q++) {
       /* (c_, k: not declared where unused; a periodic k wraps: the row's
        * ends past the grid's are its other end, tests/lit/run/tb-predicate-periodic.stn) */
-      const char *fn = cname(c->p, c->p->fields.data[c->tb->next[q]].name);
       indent(c->b, depth);
-      if (c->g->periodic[2])
-        buf_printf(c->b,
-                   "out%d_[x_] = t_ == 1 ? %s[cr_ + (tk_ + u2_ < 0 ? tk_ + u2_ + %s.n[2] : tk_ + u2_ >= %s.n[2] ? tk_ + u2_ - "
-                   "%s.n[2] : tk_ + u2_)] : pv%d_[x_];\n",
-                   q, fn, c->gname, c->gname, c->gname, q);
-      else
-        buf_printf(c->b, "out%d_[x_] = t_ == 1 ? %s[cr_ + tk_ + u2_] : pv%d_[x_];\n", q, fn, q);
+      buf_printf(c->b, c->g->periodic[2] ? "out%d_[x_] = t_ == 1 ? %s[cr_ + (%s)] : pv%d_[x_];\n"
+                                         : "out%d_[x_] = t_ == 1 ? %s[cr_ + %s] : pv%d_[x_];\n",
+                 q, cname(c->p, c->p->fields.data[c->tb->next[q]].name), coord_expr(c, 2), q);
     }
   for (int d = 0; d < c->r; d++)
     print_wrap_decls(pr, d, depth, "long");

@@ -129,9 +129,17 @@ static const char *tb_text(const IrProgram *p, const IrStmt *s)
   return arena_printf(p->arena, "loop at line %d: not blocked: %s", line, s->tb_why);
 }
 
+/* The time model's candidate for the steps a loop runs (NULL: none). */
+static const IrTbCand *model_chosen(const IrStmt *s)
+{
+  const IrTbModel *m = s->tb_model;
+  int steps = s->tb ? s->tb->steps : 1;
+  return m && steps <= m->n && m->c[steps - 1].own ? &m->c[steps - 1] : NULL;
+}
+
 /* The time model's candidates of a loop (passes/tbmodel.c): picoseconds
  * per point and step, and ms per step at the params' defaults. */
-static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double pts, double *chosen_ps)
+static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double pts)
 {
   const IrTbModel *m = s->tb_model;
   if (!m)
@@ -152,8 +160,6 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     char ms[48] = "";
     if (pts >= 0)
       snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
-    if (e->steps == chosen)
-      *chosen_ps = ps;
     fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s\n", e->steps, ps,
             tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms, e->steps == chosen ? "  <- chosen" : "",
             i == best ? "  <- lowest" : "");
@@ -404,7 +410,9 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)\n", pt.regs, pt.spill_st, pt.spill_ld,
                 loops.data[i]->tb->smem);
     }
-    model_text(f, o, loops.data[i], pts, &model_ps);
+    model_text(f, o, loops.data[i], pts);
+    if (model_chosen(loops.data[i]))
+      model_ps = tb_model_ps(model_chosen(loops.data[i]), o->bandwidth);
   }
   vec_free(&loops);
   if (cpu->mpi)
@@ -526,11 +534,11 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           fprintf(f, "%s{\"steps\": %d, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
                      "\"registers\": %.1f}", c ? ", " : "", e->steps, tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs);
-        if (e->own && e->steps == (tb ? tb->steps : 1))
-          model_ps = tb_model_ps(e, o->bandwidth);
       }
       fprintf(f, "]");
     }
+    if (model_chosen(loops.data[i]))
+      model_ps = tb_model_ps(model_chosen(loops.data[i]), o->bandwidth);
     fprintf(f, "}");
   }
   vec_free(&loops);

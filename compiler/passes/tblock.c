@@ -223,7 +223,7 @@ static int pairs_double(const IrProgram *p, const IrTb *tb)
  *     or doubles, single steps (star3d2r 302 single, 237 at 2, 123 at 4;
  *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
  *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes). */
-static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
+static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   int rmax = 0;
   for (int d = 0; d < k->rank; d++)
@@ -231,10 +231,18 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
       rmax = tb->reach[d];
   if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x) */
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
-    if (o->target != TARGET_CUDA)
+    if (o->target != TARGET_CUDA) {
+      *why = "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at their points, "
+             "on grids that wrap along k at most (docs/benchmarks.md)";
       return !ro && cpu_marches(p, k, tb, o) ? 8 : 1;
-    if (ro)
+    }
+    if (ro) {
+      *why = "--tb=auto: on the GPU, 3-D temporal blocking of a kernel with read-only fields pays when they dominate "
+             "the traffic (docs/benchmarks.md)";
       return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
+    }
+    *why = "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 or of doubles ran slower than single steps "
+           "(the registers of every step's planes and the recomputed halo; docs/benchmarks.md, the sweep of AN5D's suite)";
     if (rmax > 1 || pairs_double(p, tb))
       return 1;
     return reads_diagonal(k, tb) ? 2 : 4;
@@ -258,15 +266,17 @@ static const char *tb_option(const PassOptions *o)
   return o->tb ? o->tb : o->target == TARGET_CUDA ? "auto" : NULL;
 }
 
-static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
+/* Steps per pass for kernel k; when that is 1, *why says why. */
+static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   /* "4", "auto", or "name=4,other=2" */
   size_t len;
   const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
+  *why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)" : "--tb asks for 1 step per pass";
   if (!v)
     return 1;
   if (len == 4 && strncmp(v, "auto", 4) == 0)
-    return auto_steps(p, k, tb, o);
+    return auto_steps(p, k, tb, o, why);
   return atoi(v) > 0 ? atoi(v) : 1;
 }
 
@@ -466,7 +476,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           if (kk->rank == 2 || (kk->rank == 3 && !readonly_point_fields(kk, &tb, ro, MAX_TB_KEEP)))
             s->tb_model = tb_model(p, kk, &tb, o, p->arena);
         }
-        int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o);
+        const char *one_why = "temporal blocking is off (--tb=N or --tb=auto turns it on)"; /* why steps is 1 */
+        int steps = why || o->no_tb ? 1 : steps_for(p, p->kernels.data[tb.kernel], &tb, o, &one_why);
         if (!why && o->no_tb)
           why = "-fno-tb";
         if (!why && o->mpi && steps > 1) {
@@ -494,17 +505,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           }
         }
         if (!why && steps <= 1)
-          why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)"
-                : p->kernels.data[tb.kernel]->rank == 3 && strstr(tb_option(o), "auto")
-                ? (o->target != TARGET_CUDA ? "--tb=auto: on the CPU, 3-D blocking pays only for kernels that read no read-only field at "
-                                              "their points, on grids that wrap along k at most (docs/benchmarks.md)"
-                   : readonly_point_fields(p->kernels.data[tb.kernel], &tb, (int[MAX_TB_KEEP]){ 0 }, MAX_TB_KEEP)
-                   ? "--tb=auto: on the GPU, 3-D temporal blocking of a kernel with read-only fields pays when they "
-                     "dominate the traffic (docs/benchmarks.md)"
-                   : "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 or of doubles ran slower than single "
-                     "steps (the registers of every step's planes and the recomputed halo; docs/benchmarks.md, the sweep of "
-                     "AN5D's suite)")
-                : "--tb asks for 1 step per pass";
+          why = one_why;
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
         s->tb_why = why;
