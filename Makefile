@@ -29,7 +29,19 @@ ifeq ($(PNG),1)
 RT_DEFS   = -DSTN_HAVE_PNG
 LINK_LIBS = -lpng -lz
 endif
+# HDF5 (Debian's libhdf5-dev), for .h5 files: found with pkg-config; the
+# MPI runtime takes the parallel library (libhdf5-openmpi-dev) when there.
+HDF5_CFLAGS ?= $(shell pkg-config --cflags hdf5-serial 2>/dev/null)
+HDF5_LIBS   ?= $(shell pkg-config --libs hdf5-serial 2>/dev/null)
+HDF5_MPI_CFLAGS ?= $(shell pkg-config --cflags hdf5-openmpi 2>/dev/null)
+HDF5_MPI_LIBS   ?= $(shell pkg-config --libs-only-L hdf5-openmpi 2>/dev/null) $(if $(shell pkg-config --libs hdf5-openmpi 2>/dev/null),-lhdf5)
+ifneq ($(HDF5_LIBS),)
+RT_DEFS   += -DSTN_HAVE_HDF5
+endif
+LINK_LIBS += $(HDF5_LIBS) -lpthread
+MPI_LINK_LIBS = $(subst $(HDF5_LIBS),$(or $(strip $(HDF5_MPI_LIBS)),$(HDF5_LIBS)),$(LINK_LIBS))
 DEFS    = -DSTN_RUNTIME_DIR='"$(ROOT)/runtime"' -DSTN_LIB_DIR='"$(ROOT)/$(B)"' -DSTN_LINK_LIBS='"$(LINK_LIBS)"' \
+          -DSTN_MPI_LINK_LIBS='"$(MPI_LINK_LIBS)"' \
           -DSTN_CUDA_LIB_DIR='"$(CUDA_LIB)"'
 
 all: $(B)/stencilc $(B)/libstn.a
@@ -62,7 +74,7 @@ $(B)/gen/lexer.c: compiler/front/lexer.l $(B)/gen/parser.tab.h
 # that a moved tree or another CUDA toolkit rebuilds stencilc.
 $(B)/config: FORCE
 	@mkdir -p $(B)
-	@echo "$(ROOT) $(LINK_LIBS) $(CUDA_LIB)" | cmp -s - $@ || echo "$(ROOT) $(LINK_LIBS) $(CUDA_LIB)" > $@
+	@echo "$(ROOT) $(LINK_LIBS) $(MPI_LINK_LIBS) $(CUDA_LIB)" | cmp -s - $@ || echo "$(ROOT) $(LINK_LIBS) $(MPI_LINK_LIBS) $(CUDA_LIB)" > $@
 
 $(B)/stencilc: $(SRCS) $(GEN) $(HDRS) $(B)/config
 	$(CC) $(CFLAGS) $(WARN) $(INC) $(DEFS) -o $@ $(SRCS) $(GEN) -lm
@@ -87,7 +99,11 @@ $(B)/runtime/stn.o: runtime/stn.c runtime/stn.h $(B)/.deps-build
 	@mkdir -p $(B)/runtime
 	$(CC) -O2 -g $(WARN) $(RT_DEFS) -fopenmp -c -o $@ $<
 
-$(B)/libstn.a: $(B)/runtime/stn.o
+$(B)/runtime/stn_io.o: runtime/stn_io.c runtime/stn.h $(B)/.deps-build
+	@mkdir -p $(B)/runtime
+	$(CC) -O2 -g $(WARN) $(RT_DEFS) $(HDF5_CFLAGS) -c -o $@ $<
+
+$(B)/libstn.a: $(B)/runtime/stn.o $(B)/runtime/stn_io.o
 	ar rcs $@ $^
 
 # The MPI runtime (stencilc --mpi), when Open MPI's mpicc is there; the
@@ -98,7 +114,7 @@ all: $(B)/libstn_mpi.a
 endif
 $(B)/runtime/stn_mpi.o: runtime/stn_mpi.c runtime/stn_mpi.h runtime/stn.h $(B)/.deps-build
 	@mkdir -p $(B)/runtime
-	$(MPICC) -O2 -g $(WARN) -fopenmp -c -o $@ $<
+	$(MPICC) -O2 -g $(WARN) -fopenmp $(if $(strip $(HDF5_MPI_CFLAGS)),-DSTN_HAVE_PHDF5 $(HDF5_MPI_CFLAGS)) -c -o $@ $<
 
 $(B)/libstn_mpi.a: $(B)/runtime/stn_mpi.o
 	ar rcs $@ $^

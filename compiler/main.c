@@ -21,6 +21,9 @@
 #ifndef STN_LIB_DIR
 #define STN_LIB_DIR "build"
 #endif
+#ifndef STN_MPI_LINK_LIBS
+#define STN_MPI_LINK_LIBS STN_LINK_LIBS  /* --mpi: the same, with the parallel HDF5 library where there is one */
+#endif
 #ifndef STN_LINK_LIBS
 #define STN_LINK_LIBS ""  /* what the runtime needs besides libm: -lpng -lz when built with libpng */
 #endif
@@ -575,7 +578,7 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
     buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
                      "'%s/libstn.a' %s",
                nvcc, mpicxx, o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
-               lib, lib, STN_LINK_LIBS);
+               lib, lib, STN_MPI_LINK_LIBS);
   }
   int rc = system(cmd.s);
   if (rc != 0)
@@ -598,7 +601,7 @@ static int run_cc(const Options *o, const char *csrc, const char *exe)
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' %s%s%s'%s/libstn.a' %s -lm", cc, cflags,
              o->pass.target == TARGET_OPENMP ? " -fopenmp" : "", rt, exe, csrc, o->pass.mpi ? "'" : "",
-             o->pass.mpi ? lib : "", o->pass.mpi ? "/libstn_mpi.a' " : "", lib, STN_LINK_LIBS);
+             o->pass.mpi ? lib : "", o->pass.mpi ? "/libstn_mpi.a' " : "", lib, o->pass.mpi ? STN_MPI_LINK_LIBS : STN_LINK_LIBS);
   int rc = system(cmd.s);
   if (rc != 0) {
     fprintf(stderr, "stencilc: error: the C compiler failed (%s)\nstencilc: command: %s\n",

@@ -206,6 +206,7 @@ void stn_progress_add(long n)
 {
   long done = progress.done;
   progress.done += n;
+  stn_io_step(done);
   if (!progress.on || done == 0)
     return;
   double now = stn_time();
@@ -237,6 +238,7 @@ void stn_progress_clear(void)
 
 void stn_progress_end(void)
 {
+  stn_io_step(progress.done);
   stn_progress_clear();
   progress.on = 0;
 }
@@ -345,7 +347,12 @@ static void usage(const stn_program *p, FILE *out)
             p->params[i].help ? p->params[i].help : "");
   }
   fprintf(out, "\noptions:\n"
-               "  --save=FIELD=PATH  write FIELD when the program ends (.npy, .vtk, .png; anything else raw binary)\n"
+               "  --save=FIELD=PATH  write FIELD when the program ends (.npy, .vtk, .png, .h5; anything else raw binary)\n"
+               "  --load=FIELD=PATH  read FIELD from PATH before main starts, or instead of main's own `read` of it\n"
+               "                     (.npy, .h5, .png, anything else raw binary)\n"
+               "  --checkpoint=PATH  write the run's state to PATH (atomically) every --checkpoint-every steps of the\n"
+               "                     outermost time loop (=N), or seconds (=Ns; default 600s), and on SIGTERM/SIGINT\n"
+               "  --restart=PATH     resume from a checkpoint of this program\n"
                "  --profile          print each kernel's calls, time, GB/s and %% of the copy bandwidth at exit\n"
                "                     (also STN_PROFILE=1)\n"
                "  --help             show this help\n");
@@ -521,6 +528,8 @@ void stn_init(stn_program *p, int argc, char **argv)
       stn_check_output(arg, eq + 1);
       continue;
     }
+    if (stn_load_option(p, arg) || stn_ckpt_option(arg))
+      continue;
     if (p->option && p->option(arg))
       continue;
     if (strncmp(arg, "--", 2) != 0)
@@ -537,6 +546,7 @@ void stn_init(stn_program *p, int argc, char **argv)
       stn_fatal("%s: expected --%s=VALUE", arg, hit->name);
     parse_value(hit, arg, eq + 1);
   }
+  stn_ckpt_start(p);
 }
 
 void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
@@ -545,6 +555,8 @@ void stn_grid_init(stn_grid *g, const char *name, int rank, const long *n, const
   memset(g, 0, sizeof *g);
   g->name = name;
   g->rank = rank;
+  if (stn_dist.size == 0)
+    stn_ckpt_check_grid(name, rank, n);
   for (int d = 0; d < rank; d++) {
     if (n[d] < 1)
       stn_fatal("grid %s: dimension %d has size %ld (from %s); sizes must be at least 1", name, d, n[d],
@@ -892,10 +904,37 @@ static void write_points_big_endian(FILE *fp, const stn_field *f)
   free(buf);
 }
 
+static void write_h5_now(const stn_field *f, const char *path)
+{
+  size_t bytes = stn_type_size(f->type);
+  for (int d = 0; d < f->grid->rank; d++)
+    bytes *= (size_t)f->grid->n[d];
+  void *dense = malloc(bytes + 1);
+  if (!dense)
+    write_fail("cannot write field '%s' to '%s': out of memory", f->name, path);
+  stn_field_get(f, dense);
+  const char *why = "";
+  int ok = stn_h5_write(f, path, dense, &why);
+  free(dense);
+  if (!ok)
+    write_fail("cannot write field '%s' to '%s': %s", f->name, path, why);
+}
+
 void stn_field_write(const stn_field *f, const char *path)
 {
   if (ends_with(path, ".png")) {
     stn_field_write_image(f, path, NAN, NAN, "viridis");
+    return;
+  }
+  if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
+    jmp_buf jb, *prev = write_guard;
+    if (setjmp(jb)) {
+      write_guard = prev;
+      return;
+    }
+    write_guard = &jb;
+    write_h5_now(f, path);
+    write_guard = prev;
     return;
   }
   static FILE *fp; /* static: kept across the guard's longjmp */
@@ -973,6 +1012,7 @@ void stn_save_clear(void)
 
 void stn_finish(stn_program *p)
 {
+  stn_ckpt_finish();
   stn_prof_report(p);
   for (int s = 0; s < nsaves; s++) {
     for (int i = 0; i < p->nfields; i++)

@@ -79,6 +79,8 @@ typedef struct stn_program {
    * for C and OpenMP, the CUDA runtime's own for CUDA). */
   double (*copy_bandwidth)(void);
   const char *target;            /* "c", "openmp", "cuda": for the profile's title */
+  const char *source;            /* the .stn file (HDF5 attributes, checkpoints) */
+  unsigned long long hash;       /* of the .stn file's text: a checkpoint resumes only the same program */
 } stn_program;
 
 /* Parses --NAME=value, --save=FIELD=PATH and --help; exits on errors. */
@@ -96,7 +98,9 @@ void stn_field_swap(stn_field *a, stn_field *b);
 void stn_field_fill_halo(stn_field *f, double (*value)(long i, long j, long k));
 /* Writes the points (no halo) by the path's extension: .npy (NumPy), .vtk
  * (legacy VTK structured points, for ParaView/VisIt), .png (an image,
- * see below), anything else raw native-endian binary in C order. */
+ * see below), .h5 (HDF5: one dataset per field, named after it, with
+ * attributes, in one file per path; an XDMF file beside it), anything
+ * else raw native-endian binary in C order. */
 void stn_field_write(const stn_field *f, const char *path);
 /* A PNG image of f: 2-D fields with dimension 0 upwards (i = 0 is the
  * bottom row) and dimension 1 to the right; 1-D fields as one row; 3-D
@@ -108,6 +112,78 @@ void stn_field_write(const stn_field *f, const char *path);
 void stn_field_write_image(const stn_field *f, const char *path, double lo, double hi, const char *colormap);
 /* Writes the fields named by --save and releases everything. */
 void stn_finish(stn_program *p);
+
+/* ---- data in (stn_io.c): `read FIELD from "PATH"` and --load=FIELD=PATH ----
+ * .npy (float32/64, int32/64, uint8, bool; C order; converted to the
+ * field's type with a note), .h5 (the dataset named after the field, or
+ * the file's only one), .png (gray value 0..1 = luminance, mapped onto
+ * lo..hi, or 1 where it is below threshold and 0 elsewhere; i = 0 is the
+ * bottom row) and raw binary (the field's type, C order, no header). A
+ * file whose shape, size or type does not fit, or that holds NaN or inf
+ * where the read does not allow them, stops the program naming the file.
+ * Every process reads its own part (global_lo, n) of the file. */
+typedef struct stn_read_opts {
+  int ncomp, comp;               /* every component of a field: the file is [ncomp, grid...], this is comp */
+  int allow_nonfinite;
+  int threshold_set;
+  double threshold, lo, hi;      /* PNG: threshold, or gray 0..1 mapped onto lo..hi */
+} stn_read_opts;
+void stn_field_read(stn_field *f, const char *path, const stn_read_opts *o);
+/* Before the first step: a read's file exists and fits the field. */
+void stn_check_input(const char *what, const stn_field *f, const char *path, const stn_read_opts *o);
+/* --load=FIELD=PATH: the path a read of FIELD takes instead of path. */
+const char *stn_load_path(const char *field, const char *path);
+int stn_load_option(const stn_program *p, const char *arg);
+/* Reads every --load field except those main reads itself (deferred: "u,f"). */
+void stn_load_fields(stn_program *p, const char *deferred);
+/* How a target copies a field's points to and from host memory (dense,
+ * C order); the CUDA runtime sets its own. host_alloc: buffers for
+ * checkpoints (pinned on CUDA). */
+typedef struct stn_field_ops {
+  void (*get)(const stn_field *f, void *dense);
+  void (*set)(stn_field *f, const void *dense);
+  void *(*host_alloc)(size_t bytes);
+  void (*host_free)(void *p);
+  void (*sync)(void);            /* results still on their way to main's variables arrive (CUDA) */
+} stn_field_ops;
+extern stn_field_ops stn_field_io;
+/* HDF5: writes dense (the whole field) into path (stn_field_write uses it). */
+int stn_h5_write(const stn_field *f, const char *path, const void *dense, const char **why);
+/* Parallel HDF5 (the MPI runtime sets stn_h5_fapl): this rank's part. */
+int stn_h5_write_part(const stn_field *f, const char *path, const void *dense, const char **why);
+extern long long (*stn_h5_fapl)(void);
+
+/* ---- numbered files: write u to "out/u_%04d.vtk" % n ---------------------
+ * stn_series_path formats the name; stn_series_add records a written file
+ * and rewrites the series file beside it: NAME.vtk.series (ParaView) for
+ * .vtk, NAME.xdmf (a temporal collection) for .h5. */
+void stn_series_path(char *out, size_t len, const char *pattern, int nvals, const double *vals, const int *isint);
+void stn_series_add(const char *pattern, const char *path, double time);
+/* The step the outermost time loop is at (HDF5's step attribute). */
+void stn_io_step(long step);
+void stn_io_program(const stn_program *p);
+
+/* ---- checkpoint and restart (stn_io.c) ------------------------------------
+ * --checkpoint=PATH [--checkpoint-every=N|Ns] and --restart=PATH. At each
+ * step boundary of main's outermost loops that call kernels, the generated
+ * code calls stn_ckpt_point with what the rest of the run depends on:
+ * main's variables and the fields the loop writes. It writes a checkpoint
+ * when one is due (every N steps, every N seconds, or on SIGTERM/SIGINT,
+ * after which the program exits with 128 + the signal), and, on a
+ * restart, restores that state at the loop and step it was written. */
+typedef struct stn_ckpt_item {
+  const char *name;
+  void *var;                     /* a variable of main, size bytes */
+  size_t size;
+  stn_field *field;              /* or a field */
+} stn_ckpt_item;
+extern int stn_ckpt_on;          /* --checkpoint or --restart given */
+int stn_ckpt_option(const char *arg);
+void stn_ckpt_start(const stn_program *p);
+void stn_ckpt_point(int loop, long step, const stn_ckpt_item *items, int n);
+void stn_ckpt_check_grid(const char *name, int rank, const long *n);
+void stn_ckpt_wait(void);
+void stn_ckpt_finish(void);
 
 /* ---- library mode (stencilc --emit=lib) --------------------------------
  * What stn_init does for a program, without a command line (the profile
@@ -168,6 +244,8 @@ typedef struct stn_dist_hooks {
   int rank, size;
   void (*abort)(int collective);      /* ends every rank; does not return */
   void (*exit)(int status);           /* a normal early exit (--help) */
+  int (*agree)(int value);            /* the largest value over the ranks */
+  void *(*gather)(const stn_field *f); /* the whole field's points on rank 0 (malloc'd), NULL elsewhere */
 } stn_dist_hooks;
 extern stn_dist_hooks stn_dist;
 extern int stn_fatal_collective;

@@ -78,6 +78,12 @@ static int take_ranks_option(const char *arg)
 static int (*next_option)(const char *arg);
 static int option(const char *arg) { return take_ranks_option(arg) || (next_option && next_option(arg)); }
 
+static void *gather_dense(const stn_field *f);
+static int agree_max(int v);
+#ifdef STN_HAVE_PHDF5
+static long long mpio_fapl(void);
+#endif
+
 void stn_mpi_init(stn_program *p, int *argc, char ***argv)
 {
   int inited = 0;
@@ -91,6 +97,11 @@ void stn_mpi_init(stn_program *p, int *argc, char ***argv)
   stn_dist.size = world_size;
   stn_dist.abort = dist_abort;
   stn_dist.exit = dist_exit;
+  stn_dist.agree = agree_max;
+  stn_dist.gather = gather_dense;
+#ifdef STN_HAVE_PHDF5
+  stn_h5_fapl = mpio_fapl;
+#endif
   stn_fatal_collective = 1;
   next_option = p->option;
   p->option = option;
@@ -158,6 +169,7 @@ static decomp *decomp_of(const stn_grid *g)
 void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, const int *halo_lo,
                        const int *halo_hi, const char *const *size_names, const int *periodic)
 {
+  stn_ckpt_check_grid(name, rank, n);
   /* a library's second context on the same grid reuses its communicator */
   decomp *dc = NULL;
   for (int i = 0; i < ndecomps && !dc; i++)
@@ -812,8 +824,62 @@ static void free_gathered(stn_field *w)
   free(g);
 }
 
+/* stn_dist.gather: the whole field's points, dense, on rank 0. */
+static void *gather_dense(const stn_field *f)
+{
+  stn_field *w = gather(f);
+  if (!w)
+    return NULL;
+  size_t bytes = stn_type_size(f->type);
+  for (int d = 0; d < f->grid->rank; d++)
+    bytes *= (size_t)f->grid->global_n[d];
+  void *dense = malloc(bytes + 1);
+  if (!dense)
+    stn_fatal("out of memory gathering field '%s'", f->name);
+  stn_field_get(w, dense);
+  free_gathered(w);
+  return dense;
+}
+
+static int agree_max(int v)
+{
+  int out = v;
+  mpi_check(MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (checkpoint)");
+  return out;
+}
+
+#ifdef STN_HAVE_PHDF5
+#include <hdf5.h>
+/* Parallel HDF5: the file opened by every rank through MPI-IO. */
+static long long mpio_fapl(void)
+{
+  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fapl, MPI_COMM_WORLD, MPI_INFO_NULL);
+  return (long long)fapl;
+}
+#endif
+
 void stn_mpi_field_write(const stn_field *f, const char *path)
 {
+  size_t len = strlen(path);
+  if (stn_h5_fapl && len > 3 && strcmp(path + len - 3, ".h5") == 0) {
+    /* one file from every rank: each writes its own part */
+    size_t bytes = stn_type_size(f->type);
+    for (int d = 0; d < f->grid->rank; d++)
+      bytes *= (size_t)f->grid->n[d];
+    void *dense = malloc(bytes + 1);
+    if (!dense)
+      stn_fatal("out of memory writing field '%s'", f->name);
+    if (stn_mpi_host_copy)
+      stn_mpi_host_copy(f, dense);
+    else
+      stn_field_get(f, dense);
+    const char *why = "";
+    if (!stn_h5_write_part(f, path, dense, &why) && world_rank == 0)
+      fprintf(stderr, "error: cannot write field '%s' to '%s': %s\n", f->name, path, why);
+    free(dense);
+    return;
+  }
   stn_field *w = gather(f);
   if (w)
     stn_field_write(w, path);

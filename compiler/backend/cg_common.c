@@ -337,9 +337,11 @@ static void mark_host_block(const IrProgram *p, char *live, const IrBlock *blk)
 {
   for (int i = 0; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
-    if (s->kind == H_ASSIGN || s->kind == H_FOR || s->kind == H_WHILE || s->kind == H_IF || s->kind == H_WRITE) {
+    if (s->kind == H_ASSIGN || s->kind == H_FOR || s->kind == H_WHILE || s->kind == H_IF || s->kind == H_WRITE ||
+        s->kind == H_READ) {
       mark_host(p, live, s->expr);
-      mark_host(p, live, s->kind == H_FOR || s->kind == H_WRITE ? s->expr2 : -1);
+      mark_host(p, live, s->kind == H_FOR || s->kind == H_WRITE || s->kind == H_READ ? s->expr2 : -1);
+      mark_host(p, live, s->kind == H_WRITE || s->kind == H_READ ? s->expr3 : -1);
     }
     for (int a = 0; a < s->args.len; a++)
       mark_host(p, live, s->args.data[a]);
@@ -597,11 +599,69 @@ static void print_output_checks(Buf *b, const IrProgram *p, const IrBlock *blk)
 {
   for (int i = 0; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
-    if (s->kind == H_WRITE)
+    if (s->kind == H_WRITE && !s->args.len)
       buf_printf(b, "  stn_check_output(\"write %s\", \"%s\");  /* line %d */\n", p->fields.data[s->field].label, s->path,
                  line_of(p, s->span));
+    if (s->kind == H_WRITE && s->args.len) { /* a numbered file: its folder, with the values 0 */
+      buf_printf(b, "  {\n    char stn_path_[4096];\n    const double stn_v_[%d] = { 0 };\n    const int stn_i_[%d] = { 0 };\n",
+                 s->args.len, s->args.len);
+      buf_printf(b, "    stn_series_path(stn_path_, sizeof stn_path_, \"%s\", %d, stn_v_, stn_i_);\n", s->path, s->args.len);
+      buf_printf(b, "    stn_check_output(\"write %s\", stn_path_);  /* line %d */\n  }\n", p->fields.data[s->field].label,
+                 line_of(p, s->span));
+    }
     print_output_checks(b, p, &s->body);
     print_output_checks(b, p, &s->els);
+  }
+}
+
+/* Is path written by a write of main (a file the program reads back)? */
+static int written_path(const IrBlock *blk, const char *path)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if ((s->kind == H_WRITE && streq(s->path, path)) || written_path(&s->body, path) || written_path(&s->els, path))
+      return 1;
+  }
+  return 0;
+}
+
+/* "u" for u and for f's every component "f", "f[2]" for one of them: the
+ * name --load=NAME=PATH gives. */
+static const char *load_name(const IrProgram *p, const IrStmt *s)
+{
+  const char *label = p->fields.data[s->field].label;
+  const char *br = strchr(label, '[');
+  if (s->comps.len && br)
+    return arena_strndup(p->arena, label, (size_t)(br - label));
+  return label;
+}
+
+/* Every read's file, before the first step: it exists and fits the field
+ * (unless main writes it first); then the --load fields main does not read
+ * itself. */
+static void print_input_checks(Buf *b, const IrProgram *p, const IrBlock *main, const IrBlock *blk, Buf *deferred)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_READ) {
+      const char *name = load_name(p, s);
+      int listed = 0;
+      for (const char *d = deferred->s; d && *d;) {
+        const char *c = strchr(d, ',');
+        size_t n = c ? (size_t)(c - d) : strlen(d);
+        listed |= n == strlen(name) && strncmp(d, name, n) == 0;
+        d = c ? c + 1 : d + n;
+      }
+      if (!listed)
+        buf_printf(deferred, "%s%s", deferred->len ? "," : "", name);
+      if (!written_path(main, s->path)) {
+        buf_printf(b, "  {\n    const stn_read_opts stn_o_ = { %d, 0, 0, 0, 0, 0, 1 };\n", s->comps.len);
+        buf_printf(b, "    stn_check_input(\"read %s\", &%s_, stn_load_path(\"%s\", \"%s\"), &stn_o_);  /* line %d */\n  }\n",
+                   name, p->fields.data[s->field].name, name, s->path, line_of(p, s->span));
+      }
+    }
+    print_input_checks(b, p, main, &s->body, deferred);
+    print_input_checks(b, p, main, &s->els, deferred);
   }
 }
 
@@ -812,7 +872,12 @@ static int needs_sync(Printer *pr, const IrStmt *s)
     return 0;
   case H_FOR: return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2);
   case H_IF: return lazy_reads(pr, s->expr);
-  case H_WRITE: return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2);
+  case H_WRITE:
+  case H_READ:
+    for (int i = 0; i < s->args.len; i++)
+      if (lazy_reads(pr, s->args.data[i]))
+        return 1;
+    return lazy_reads(pr, s->expr) || lazy_reads(pr, s->expr2) || lazy_reads(pr, s->expr3);
   case H_PRINT:
     for (int i = 0; i < s->items.len; i++)
       if (!s->items.data[i].str && lazy_reads(pr, s->items.data[i].expr))
@@ -894,6 +959,71 @@ static void progress_begin(Printer *pr, const IrStmt *s, int depth)
   indent(b, depth);
 }
 
+/* Checkpoints (stn.h: stn_ckpt_*): main's outermost loops that call
+ * kernels (those that report progress) save, at the start of each
+ * iteration, what the rest of the run depends on: every variable of main
+ * and the fields the loop writes (kernels' stores, swaps, reads, temporal
+ * blocking's pairs). Fields the loop only reads were set before it, and a
+ * restarted run sets them again the same way. */
+static void loop_writes(const IrProgram *p, const IrBlock *blk, char *w)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    for (int f = 0; s->kind == H_CALL && f < p->fields.len; f++)
+      w[f] |= ir_stores_field(p->kernels.data[s->kernel], f);
+    if (s->kind == H_SWAP)
+      w[s->field] = w[s->field2] = 1;
+    if (s->kind == H_READ) {
+      w[s->field] = 1;
+      for (int q = 0; q < s->comps.len; q++)
+        w[s->comps.data[q]] = 1;
+    }
+    if (s->kind == H_FOR && s->tb)
+      for (int q = 0; q < s->tb->npairs; q++)
+        w[s->tb->cur[q]] = w[s->tb->next[q]] = 1;
+    loop_writes(p, &s->body, w);
+    loop_writes(p, &s->els, w);
+  }
+}
+
+/* The table of what loop `id` saves; extra: one more variable (the
+ * steps a temporally blocked loop has done, or a while loop's count). */
+static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *extra, int depth)
+{
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  char *w = xrealloc(NULL, (size_t)p->fields.len + 1);
+  memset(w, 0, (size_t)p->fields.len + 1);
+  loop_writes(p, &s->body, w);
+  if (s->tb)
+    for (int q = 0; q < s->tb->npairs; q++)
+      w[s->tb->cur[q]] = w[s->tb->next[q]] = 1;
+  int n = 0;
+  buf_printf(b, "stn_ckpt_item stn_ckpt%d_[] = {  /* --checkpoint, --restart: main's variables and the fields this loop writes */\n", id);
+  for (int v = 0; v < p->vars.len; v++) {
+    const char *c = cname(p, p->vars.data[v].name);
+    indent(b, depth + 1);
+    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", p->vars.data[v].name, c, c);
+    n++;
+  }
+  if (extra) {
+    indent(b, depth + 1);
+    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", extra, extra, extra);
+    n++;
+  }
+  for (int f = 0; f < p->fields.len; f++)
+    if (w[f] && p->fields.data[f].scratch_of < 0) {
+      indent(b, depth + 1);
+      buf_printf(b, "{ \"%s\", 0, 0, &%s_ },\n", p->fields.data[f].label, p->fields.data[f].name);
+      n++;
+    }
+  indent(b, depth);
+  buf_puts(b, "};\n");
+  indent(b, depth);
+  free(w);
+  return n;
+}
+
 /* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
  * steps first, then passes of T fused steps, the last of which gives the
  * loop's reductions. On CUDA every step is single where fused passes
@@ -916,13 +1046,38 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   const char *passes = arena_printf(p->arena, "stn_tb_steps / %d", tb->steps);
   if (pr->target->tb_pays) {
     indent(b, depth + 1);
-    buf_printf(b, "const bool stn_tb_on = %s_tb_pays_();  /* else single steps: the fields fit in L2, or too few blocks */\n",
+    buf_printf(b, "const bool stn_tb_pay = %s_tb_pays_();  /* else single steps: the fields fit in L2, or too few blocks */\n",
                kname);
-    singles = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", tb->steps);
-    passes = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", tb->steps);
   }
+  int id = pr->progress ? ++pr->ckpt_loops : 0, nitems = 0;
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = 0; %s < %s; %s++) {\n", v, v, singles, v);
+  buf_puts(b, "int stn_tb_at = 0;  /* steps done (--restart resumes later) */\n");
+  if (id) {
+    indent(b, depth + 1);
+    nitems = print_ckpt_items(pr, s, id, "stn_tb_at", depth + 1);
+    buf_printf(b, "if (stn_ckpt_on)\n");
+    indent(b, depth + 2);
+    buf_printf(b, "stn_ckpt_point(%d, 0, stn_ckpt%d_, %d);\n", id, id, nitems);
+  }
+  /* passes start after the single steps, on a pass boundary: a checkpoint
+   * written with another schedule resumes in single steps */
+  indent(b, depth + 1);
+  buf_printf(b, "const int stn_tb_on = %s(stn_tb_at <= stn_tb_steps %% %d || (stn_tb_at - stn_tb_steps %% %d) %% %d == 0);\n",
+             pr->target->tb_pays ? "stn_tb_pay && " : "", tb->steps, tb->steps, tb->steps);
+  singles = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", tb->steps);
+  passes = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", tb->steps);
+  indent(b, depth + 1);
+  buf_printf(b, "for (%s = stn_tb_at; %s < %s; %s++) {\n", v, v, singles, v);
+  if (id) {
+    indent(b, depth + 2);
+    buf_printf(b, "if (stn_ckpt_on) {\n");
+    indent(b, depth + 3);
+    buf_printf(b, "stn_tb_at = %s;\n", v);
+    indent(b, depth + 3);
+    buf_printf(b, "stn_ckpt_point(%d, %s, stn_ckpt%d_, %d);\n", id, v, id, nitems);
+    indent(b, depth + 2);
+    buf_puts(b, "}\n");
+  }
   if (pr->progress) {
     indent(b, depth + 2);
     buf_puts(b, "stn_progress_add(1);\n");
@@ -943,7 +1098,18 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = 0; %s < %s; %s++)%s\n", v, v, passes, v, pr->progress ? " {" : "");
+  buf_printf(b, "for (%s = stn_tb_on && stn_tb_at > stn_tb_steps %% %d ? (stn_tb_at - stn_tb_steps %% %d) / %d : 0; %s < %s; %s++)%s\n",
+             v, tb->steps, tb->steps, tb->steps, v, passes, v, pr->progress ? " {" : "");
+  if (id) {
+    indent(b, depth + 2);
+    buf_printf(b, "if (stn_ckpt_on) {\n");
+    indent(b, depth + 3);
+    buf_printf(b, "stn_tb_at = stn_tb_steps %% %d + %d * %s;\n", tb->steps, tb->steps, v);
+    indent(b, depth + 3);
+    buf_printf(b, "stn_ckpt_point(%d, stn_tb_at, stn_ckpt%d_, %d);\n", id, id, nitems);
+    indent(b, depth + 2);
+    buf_puts(b, "}\n");
+  }
   indent(b, depth + 2);
   print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
   if (pr->progress) {
@@ -957,10 +1123,17 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
 }
 
 /* A loop's body, one loop deeper; the first statement counts the
- * iteration when the loop reports progress. */
-static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progress)
+ * iteration when the loop reports progress (and may take a checkpoint:
+ * ckpt, the loop's id, with nitems items and the step `step`). */
+static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progress, int ckpt, int nitems, const char *step)
 {
   int saved = pr->progress;
+  if (ckpt) {
+    indent(pr->b, depth);
+    buf_printf(pr->b, "if (stn_ckpt_on)\n");
+    indent(pr->b, depth + 1);
+    buf_printf(pr->b, "stn_ckpt_point(%d, %s, stn_ckpt%d_, %d);\n", ckpt, step, ckpt, nitems);
+  }
   if (progress) {
     indent(pr->b, depth);
     buf_puts(pr->b, "stn_progress_add(1);\n");
@@ -1012,6 +1185,22 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     const char *v = cname(p, p->vars.data[s->var].name);
     const IrNode *hi = &p->host.data[s->expr2];
     int simple = hi->op == OP_CONST || hi->op == OP_PARAM;
+    int id = progress ? ++pr->ckpt_loops : 0, nitems = 0;
+    const char *step = NULL;
+    if (id) {
+      nitems = print_ckpt_items(pr, s, id, NULL, depth);
+      Buf st = { 0 };
+      Printer tp = *pr;
+      tp.b = &st;
+      buf_printf(&st, "(long)%s", v);
+      const IrNode *lo = &p->host.data[s->expr];
+      if (lo->op != OP_CONST || lo->name || lo->f != 0) {
+        buf_puts(&st, " - ");
+        print_expr(&tp, s->expr, P_MUL, 1);
+      }
+      step = arena_strdup(p->arena, st.s);
+      buf_free(&st);
+    }
     if (!simple) {
       buf_printf(b, "for (int stn_end_%s = ", v);
       host_expr(pr, s->expr2);
@@ -1026,7 +1215,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     else
       buf_printf(b, "stn_end_%s", v);
     buf_printf(b, "; %s++) {\n", v);
-    print_loop_body(pr, s, depth + 1, progress);
+    print_loop_body(pr, s, depth + 1, progress, id, nitems, step);
     indent(b, depth);
     buf_puts(b, "}\n");
     if (progress)
@@ -1037,6 +1226,14 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     int progress = reports_progress(pr, s);
     if (progress)
       progress_begin(pr, s, depth);
+    int id = progress ? ++pr->ckpt_loops : 0, nitems = 0;
+    const char *step = NULL;
+    if (id) {
+      step = arena_printf(p->arena, "stn_iter%d_++", id);
+      buf_printf(b, "int stn_iter%d_ = 0;  /* iterations done */\n", id);
+      indent(b, depth);
+      nitems = print_ckpt_items(pr, s, id, arena_printf(p->arena, "stn_iter%d_", id), depth);
+    }
     if (lazy_reads(pr, s->expr)) {
       buf_printf(b, "while ((%s(), ", pr->target->sync);
       host_expr(pr, s->expr);
@@ -1046,7 +1243,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       host_expr(pr, s->expr);
       buf_puts(b, ") {\n");
     }
-    print_loop_body(pr, s, depth + 1, progress);
+    print_loop_body(pr, s, depth + 1, progress, id, nitems, step);
     indent(b, depth);
     buf_puts(b, "}\n");
     if (progress)
@@ -1125,7 +1322,88 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     indent(b, depth);
     buf_puts(b, "}\n");
     return;
+  case H_READ: {
+    /* read FIELD from "PATH" (--load=FIELD=PATH reads another file) */
+    const char *name = load_name(p, s);
+    buf_puts(b, "{\n");
+    indent(b, depth + 1);
+    buf_printf(b, "const char *stn_path_ = stn_load_path(\"%s\", \"%s\");\n", name, s->path);
+    int nf = s->comps.len ? s->comps.len : 1;
+    for (int q = 0; q < nf; q++) {
+      int f = s->comps.len ? s->comps.data[q] : s->field;
+      indent(b, depth + 1);
+      buf_printf(b, "const stn_read_opts stn_o%d_ = { %d, %d, %d, %d, ", q, s->comps.len, q, s->allow_nonfinite,
+                 s->expr3 >= 0);
+      if (s->expr3 >= 0)
+        host_expr(pr, s->expr3);
+      else
+        buf_puts(b, "0");
+      buf_puts(b, ", ");
+      if (s->expr >= 0) {
+        host_expr(pr, s->expr);
+        buf_puts(b, ", ");
+        host_expr(pr, s->expr2);
+      } else {
+        buf_puts(b, "0, 1");
+      }
+      buf_puts(b, " };\n");
+      indent(b, depth + 1);
+      buf_printf(b, "stn_field_read(&%s_, stn_path_, &stn_o%d_);\n", p->fields.data[f].name, q);
+    }
+    indent(b, depth);
+    buf_puts(b, "}\n");
+    return;
+  }
   case H_WRITE:
+    if (s->args.len) {
+      /* a numbered file, and the series file beside it */
+      buf_puts(b, "{\n");
+      indent(b, depth + 1);
+      buf_printf(b, "const double stn_v_[] = { ");
+      for (int a = 0; a < s->args.len; a++) {
+        buf_puts(b, a ? ", " : "");
+        buf_puts(b, "(double)");
+        print_expr(pr, s->args.data[a], P_UNARY, 0);
+      }
+      buf_puts(b, " };\n");
+      indent(b, depth + 1);
+      buf_printf(b, "const int stn_i_[] = { ");
+      for (int a = 0; a < s->args.len; a++)
+        buf_printf(b, "%s%d", a ? ", " : "", p->host.data[s->args.data[a]].ty == TY_INT);
+      buf_puts(b, " };\n");
+      indent(b, depth + 1);
+      buf_puts(b, "char stn_path_[4096];\n");
+      indent(b, depth + 1);
+      buf_printf(b, "stn_series_path(stn_path_, sizeof stn_path_, \"%s\", %d, stn_v_, stn_i_);\n", s->path, s->args.len);
+      indent(b, depth + 1);
+      buf_puts(b, "const int stn_errors_ = stn_write_errors();\n");
+      indent(b, depth + 1);
+      if (s->expr < 0 && !s->colormap) {
+        buf_printf(b, "%s(&%s_, stn_path_);\n", pr->target->field_write, p->fields.data[s->field].name);
+      } else {
+        buf_printf(b, "%s(&%s_, stn_path_, ", pr->target->field_write_image, p->fields.data[s->field].name);
+        if (s->expr >= 0) {
+          host_expr(pr, s->expr);
+          buf_puts(b, ", ");
+          host_expr(pr, s->expr2);
+        } else {
+          buf_puts(b, "NAN, NAN");
+        }
+        buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
+      }
+      indent(b, depth + 1);
+      buf_printf(b, "if (stn_write_errors() == stn_errors_)\n");
+      indent(b, depth + 2);
+      buf_printf(b, "stn_series_add(\"%s\", stn_path_, ", s->path);
+      if (s->expr3 >= 0)
+        host_expr(pr, s->expr3);
+      else
+        buf_puts(b, "stn_v_[0]");
+      buf_puts(b, ");\n");
+      indent(b, depth);
+      buf_puts(b, "}\n");
+      return;
+    }
     if (s->expr < 0 && !s->colormap) {
       buf_printf(b, "%s(&%s_, \"%s\");\n", pr->target->field_write, p->fields.data[s->field].name, s->path);
       return;
@@ -1460,7 +1738,15 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
   buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);
   print_about(b, p->src);
-  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0 };\n", p->params.len, p->fields.len);
+  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0, 0, 0 };\n", p->params.len, p->fields.len);
+  {
+    /* what checkpoints and HDF5 files record: the .stn file and its hash (FNV-1a of its text) */
+    unsigned long long h = 14695981039346656037ull;
+    for (int i = 0; i < p->src->len; i++)
+      h = (h ^ (unsigned char)p->src->text[i]) * 1099511628211ull;
+    const char *base = strrchr(p->src->name, '/');
+    buf_printf(b, "  stn_program.source = \"%s\";\n  stn_program.hash = 0x%016llxull;\n", base ? base + 1 : p->src->name, h);
+  }
   if (t->before_init)
     buf_printf(b, "  %s\n", t->before_init);
   if (p->mpi)
@@ -1469,6 +1755,12 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   if (t->after_init)
     buf_printf(b, "  %s\n", t->after_init);
   print_setup(&pr);
+  {
+    Buf deferred = { 0 };
+    print_input_checks(b, p, &p->main, &p->main, &deferred);
+    buf_printf(b, "  stn_load_fields(&stn_program, \"%s\");  /* --load=FIELD=PATH */\n", deferred.s ? deferred.s : "");
+    buf_free(&deferred);
+  }
   print_main_body(&pr);
   buf_printf(b, "\n  %s(&stn_program);\n  return 0;\n}\n", t->finish);
 }

@@ -126,7 +126,7 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
   buf_puts(b, "};\n\n");
   buf_printf(b, "static stn_program stn_lib_program = { \"%s\", ", p->name);
   print_about(b, p->src);
-  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0 };\n\n", p->params.len, p->fields.len);
+  buf_printf(b, ", stn_params, %d, stn_fields, %d, 0, 0, 0, 0, 0, 0 };\n\n", p->params.len, p->fields.len);
   /* bind: the context into the globals; unbind: back. */
   buf_printf(b, "static void bind_(%s *ctx)\n{\n", pre);
   for (int i = 0; i < p->params.len; i++)

@@ -16,7 +16,7 @@ typedef enum NodeKind {
   N_CALL, N_CAST,
   /* statements */
   N_BLOCK, N_DECL, N_ASSIGN, N_EXPRSTMT, N_IF, N_FOR, N_WHILE, N_SWAP,
-  N_PRINT, N_TIMER, N_WRITE, N_BREAK,
+  N_PRINT, N_TIMER, N_WRITE, N_READ, N_BREAK,
   /* declarations */
   N_PARAM, N_CONST, N_GRID, N_FIELD, N_KERNEL, N_MAIN,
   /* pieces */

@@ -24,6 +24,7 @@ static int yylex(YYSTYPE *lval, Span *lloc, ParseCtx *ctx);
 #define NEW(kind, at) ast_new(ctx->arena, kind, at)
 static Node *binary(ParseCtx *ctx, int op, Node *l, Node *r, Span at);
 static Node *named(ParseCtx *ctx, NodeKind kind, const char *name, Span at);
+static void read_words(ParseCtx *ctx, const char *verb, Span vat, const char *from, Span fat);
 static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 }
 
@@ -47,7 +48,7 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 %type <node> expr primary stmt_if
 %type <list> param_items const_items dims field_items kparams_opt kparam_list
 %type <list> ranges reduce_opt red_list stmts decl_items print_items args args_opt
-%type <list> exprs lvalues names write_opts
+%type <list> exprs lvalues names write_opts fmt_opt
 %type <op> assign_op
 /* Lists the parser discards while recovering from a syntax error: their
  * arrays are malloc'd (the nodes are the arena's). */
@@ -211,14 +212,30 @@ stmt
   | SWAP IDENT ',' IDENT ';'     { $$ = NEW(N_SWAP, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->b = named(ctx, N_NAME, $4, @4); }
   | PRINT print_items ';'        { $$ = NEW(N_PRINT, @$); $$->list = $2; }
   | TIMER IDENT block            { $$ = named(ctx, N_TIMER, $2, @2); $$->span = @1; $$->a = $3; }
-  | WRITE IDENT TO STRING write_opts ';'
+  | WRITE IDENT TO STRING fmt_opt write_opts ';'
                                  { $$ = NEW(N_WRITE, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->name = $4; $$->name_span = @4;
-                                   $$->list = $5; }
-  | WRITE IDENT '[' args ']' TO STRING write_opts ';'
+                                   $$->list2 = $5; $$->list = $6; }
+  | WRITE IDENT '[' args ']' TO STRING fmt_opt write_opts ';'
                                  { Node *f = named(ctx, N_INDEX, $2, @2); f->span = span_join(@2, @5); f->list = $4;
-                                   $$ = NEW(N_WRITE, @$); $$->a = f; $$->name = $7; $$->name_span = @7; $$->list = $8; }
+                                   $$ = NEW(N_WRITE, @$); $$->a = f; $$->name = $7; $$->name_span = @7; $$->list2 = $8;
+                                   $$->list = $9; }
+  /* read u from "u.npy"; (`read` and `from` are not reserved words) */
+  | IDENT IDENT IDENT STRING write_opts ';'
+                                 { $$ = NEW(N_READ, @$); $$->a = named(ctx, N_NAME, $2, @2); $$->name = $4; $$->name_span = @4;
+                                   $$->list = $5; read_words(ctx, $1, @1, $3, @3); }
+  | IDENT IDENT '[' args ']' IDENT STRING write_opts ';'
+                                 { Node *f = named(ctx, N_INDEX, $2, @2); f->span = span_join(@2, @5); f->list = $4;
+                                   $$ = NEW(N_READ, @$); $$->a = f; $$->name = $7; $$->name_span = @7; $$->list = $8;
+                                   read_words(ctx, $1, @1, $6, @6); }
   | block
   | error ';'                    { $$ = NULL; }
+  ;
+
+/* write u to "u_%04d.vtk" % n;  or  % (n, t) */
+fmt_opt
+  : %empty                       { $$ = (NodeList){0}; }
+  | '%' IDENT                    { $$ = (NodeList){0}; vec_push(&$$, named(ctx, N_NAME, $2, @2)); }
+  | '%' '(' args ')'             { $$ = $3; }
   ;
 
 write_opts
@@ -345,6 +362,16 @@ static Node *named(ParseCtx *ctx, NodeKind kind, const char *name, Span at)
   n->name = name;
   n->name_span = at;
   return n;
+}
+
+/* `read u from "u.npy";` parses as IDENT IDENT IDENT STRING: the words
+ * must be read and from. */
+static void read_words(ParseCtx *ctx, const char *verb, Span vat, const char *from, Span fat)
+{
+  if (strcmp(verb, "read") != 0)
+    diag_error(ctx->diag, vat, "expected a statement; did you mean 'read %s'?", "FIELD from \"PATH\"");
+  else if (strcmp(from, "from") != 0)
+    diag_error(ctx->diag, fat, "expected 'from' after the field: read FIELD from \"PATH\";");
 }
 
 /* flex's entry points, under the lex_ prefix. */

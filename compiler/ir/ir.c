@@ -1,6 +1,7 @@
 /* ir.c: opcode table, node helpers and the textual IR printer
  * (--emit=ir, --dump-after=PASS); docs/ir.md describes the format. */
 #include "ir/ir.h"
+#include <string.h>
 #include <math.h>
 
 const OpInfo op_info[OP__COUNT] = {
@@ -381,8 +382,41 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     print_block(out, p, &s->body, depth + 1);
     fprintf(out, "%*s}\n", depth * 2, "");
     return;
+  case H_READ: {
+    const char *label = p->fields.data[s->field].label;
+    const char *br = s->comps.len ? strchr(label, '[') : NULL;
+    fprintf(out, "read %.*s from \"%s\"", br ? (int)(br - label) : (int)strlen(label), label, s->path);
+    if (s->comps.len)
+      fprintf(out, " (%d components)", s->comps.len);
+    if (s->expr3 >= 0) {
+      fprintf(out, " threshold(");
+      print_host_expr(out, p, s->expr3);
+      fprintf(out, ")");
+    }
+    if (s->expr >= 0) {
+      fprintf(out, " scale(");
+      print_host_expr(out, p, s->expr);
+      fprintf(out, ", ");
+      print_host_expr(out, p, s->expr2);
+      fprintf(out, ")");
+    }
+    if (s->allow_nonfinite)
+      fprintf(out, " nonfinite(allow)");
+    fprintf(out, "\n");
+    return;
+  }
   case H_WRITE:
     fprintf(out, "write %s to \"%s\"", p->fields.data[s->field].label, s->path);
+    for (int a = 0; a < s->args.len; a++) {
+      fputs(a ? ", " : " % (", out);
+      print_host_expr(out, p, s->args.data[a]);
+      fprintf(out, a + 1 == s->args.len ? ")" : "");
+    }
+    if (s->args.len && s->expr3 >= 0) {
+      fprintf(out, " time(");
+      print_host_expr(out, p, s->expr3);
+      fprintf(out, ")");
+    }
     if (s->expr >= 0) {
       fprintf(out, " scale(");
       print_host_expr(out, p, s->expr);

@@ -252,7 +252,7 @@ typedef struct IrTbCand {
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,
-                        H_TIMER, H_WRITE } HostKind;
+                        H_TIMER, H_WRITE, H_READ } HostKind;
 
 typedef struct IrStmt IrStmt;
 typedef Vec(IrStmt *) IrBlock;
@@ -266,8 +266,11 @@ struct IrStmt {
   int kernel;              /* CALL */
   Vec(int) args;           /* CALL argument exprs */
   Vec(int) results;        /* CALL: host vars receiving the reductions (-1: dropped) */
-  int field, field2;       /* SWAP, WRITE */
-  const char *path;        /* WRITE; expr, expr2: scale(lo, hi) or -1 */
+  int field, field2;       /* SWAP, WRITE, READ */
+  const char *path;        /* WRITE, READ; expr, expr2: scale(lo, hi) or -1 */
+  int expr3;               /* WRITE: time(t) of a numbered file; READ: threshold(t); or -1 */
+  int allow_nonfinite;     /* READ: nonfinite(allow) */
+  Vec(int) comps;          /* READ of every component of a field: their field ids (field is the first) */
   const char *colormap;    /* WRITE: an image's colours, or NULL */
   Vec(IrPrintItem) items;  /* PRINT */
   IrBlock body, els;

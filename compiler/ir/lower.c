@@ -654,17 +654,43 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
     s = hstmt(L, H_WRITE, n->span);
     s->field = field_of(n->a)->id;
     s->path = n->name;
-    s->expr = s->expr2 = -1;
+    s->expr = s->expr2 = s->expr3 = -1;
+    for (int i = 0; i < n->list2.len; i++) /* a numbered file's values */
+      vec_push(&s->args, host_expr(L, n->list2.data[i], 0));
     for (int i = 0; i < n->list.len; i++) {
       Node *o = n->list.data[i];
       if (streq(o->name, "scale")) {
         s->expr = host_expr(L, o->list.data[0], TY_DOUBLE);
         s->expr2 = host_expr(L, o->list.data[1], TY_DOUBLE);
+      } else if (streq(o->name, "time")) {
+        s->expr3 = host_expr(L, o->list.data[0], TY_DOUBLE);
       } else {
         s->colormap = o->list.data[0]->name;
       }
     }
     break;
+  case N_READ: {
+    s = hstmt(L, H_READ, n->span);
+    Sym *f = n->a->sym;
+    s->field = field_of(n->a)->id;
+    if (f->ncomp && n->a->kind != N_INDEX) /* every component */
+      for (int q = 0; q < f->ncomp; q++)
+        vec_push(&s->comps, f->comp[q]->id);
+    s->path = n->name;
+    s->expr = s->expr2 = s->expr3 = -1;
+    for (int i = 0; i < n->list.len; i++) {
+      Node *o = n->list.data[i];
+      if (streq(o->name, "scale")) {
+        s->expr = host_expr(L, o->list.data[0], TY_DOUBLE);
+        s->expr2 = host_expr(L, o->list.data[1], TY_DOUBLE);
+      } else if (streq(o->name, "threshold")) {
+        s->expr3 = host_expr(L, o->list.data[0], TY_DOUBLE);
+      } else {
+        s->allow_nonfinite = 1;
+      }
+    }
+    break;
+  }
   default:
     ice("lower_hstmt: unexpected node kind %d", n->kind);
   }

@@ -161,6 +161,11 @@ static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char
       moved[f] |= ir_stores_field(p->kernels.data[s->kernel], f);
     if (s->kind == H_SWAP)
       moved[s->field] = moved[s->field2] = 1;
+    if (s->kind == H_READ && in_loop) {
+      moved[s->field] = 1;
+      for (int q = 0; q < s->comps.len; q++)
+        moved[s->comps.data[q]] = 1;
+    }
     if (s->kind == H_FOR && s->tb)
       for (int q = 0; q < s->tb->npairs; q++)
         moved[s->tb->cur[q]] = moved[s->tb->next[q]] = moved[s->tb->scratch[q]] = 1;

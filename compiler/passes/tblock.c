@@ -121,8 +121,11 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
 {
   for (int i = from; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
-    if ((s->kind == H_SWAP || s->kind == H_WRITE) && (s->field == f || s->field2 == f))
+    if ((s->kind == H_SWAP || s->kind == H_WRITE || s->kind == H_READ) && (s->field == f || s->field2 == f))
       return 1;
+    for (int q = 0; s->kind == H_READ && q < s->comps.len; q++)
+      if (s->comps.data[q] == f)
+        return 1;
     if (s->kind == H_CALL) {
       const IrKernel *k = p->kernels.data[s->kernel];
       if (ir_reads_field(k, f))

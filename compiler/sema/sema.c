@@ -1310,6 +1310,20 @@ static void check_write_opts(Ctx *c, Node *n)
   for (int i = 0; i < n->list.len; i++) {
     Node *o = n->list.data[i];
     int scale = streq(o->name, "scale"), map = streq(o->name, "colormap");
+    if (streq(o->name, "time")) {
+      if (!n->list2.len) {
+        diag_error(s->diag, o->name_span, "time(...) is for numbered files (write u to \"u_%%04d.vtk\" %% n time(t))");
+        continue;
+      }
+      if (o->list.len != 1) {
+        diag_error(s->diag, o->span, "time takes one value: the time of this file in the series");
+        continue;
+      }
+      Type t = check_expr(c, o->list.data[0]);
+      if (t != TY_ERROR && !is_numeric(t))
+        diag_error(s->diag, o->list.data[0]->span, "a time must be a number, not '%s'", type_name(t));
+      continue;
+    }
     if (!scale && !map) {
       diag_error(s->diag, o->name_span, "unknown write option '%s'; images take scale(lo, hi) and colormap(name)",
                  o->name);
@@ -1342,6 +1356,108 @@ static void check_write_opts(Ctx *c, Node *n)
       known |= streq(m->name, colormaps[q]);
     if (!known)
       diag_error(s->diag, m ? m->span : o->span, "unknown colormap; choose viridis, gray or coolwarm");
+  }
+}
+
+/* write u to "out/u_%06d.vtk" % n: a C-style conversion per value (d, i,
+ * u, x for ints; f, e, g for any number; %% for a percent sign). */
+static void check_write_format(Ctx *c, Node *n)
+{
+  Sema *s = c->s;
+  int nconv = 0;
+  for (const char *p = n->name; *p; p++) {
+    if (*p != '%')
+      continue;
+    if (p[1] == '%') {
+      p++;
+      continue;
+    }
+    const char *q = p + 1;
+    while (*q && strchr("-+ 0#", *q))
+      q++;
+    while (*q >= '0' && *q <= '9')
+      q++;
+    if (*q == '.')
+      for (q++; *q >= '0' && *q <= '9'; q++)
+        ;
+    if (!*q || !strchr("diuxXfFeEgG", *q)) {
+      Span at = n->name_span;
+      at.lo += 1 + (int)(p - n->name);
+      at.hi = at.lo + 1;
+      if (!n->list2.len)
+        return; /* a plain name with a percent sign: no conversions meant */
+      diag_error(s->diag, at, "'%%%.*s' is not a conversion a file name can have; use %%d (ints), %%f, %%e or %%g "
+                 "(numbers), with flags and a width (%%06d), or %%%% for a percent sign", (int)(q - p), p + 1);
+      return;
+    }
+    if (n->list2.len) {
+      if (nconv < n->list2.len) {
+        Node *v = n->list2.data[nconv];
+        Type t = check_expr(c, v);
+        if (t != TY_ERROR && !is_numeric(t))
+          diag_error(s->diag, v->span, "a value in a file name must be a number, not '%s'", type_name(t));
+        else if (t != TY_ERROR && t != TY_INT && strchr("diuxX", *q))
+          diag_error(s->diag, v->span, "'%%%c' takes an int, but this is a '%s'; use %%g or (int)(...)", *q,
+                     type_name(t));
+      }
+    }
+    nconv++;
+    p = q;
+  }
+  if (n->list2.len && nconv != n->list2.len)
+    diag_error(s->diag, n->list2.len > nconv ? n->list2.data[nconv]->span : n->name_span,
+               "the file name has %d conversion%s but %d value%s follow%s it", nconv, nconv == 1 ? "" : "s",
+               n->list2.len, n->list2.len == 1 ? "" : "s", n->list2.len == 1 ? "s" : "");
+}
+
+/* read u from "x.png" threshold(0.5) | scale(lo, hi) | nonfinite(allow) */
+static void check_read_opts(Ctx *c, Node *n)
+{
+  Sema *s = c->s;
+  size_t len = strlen(n->name);
+  int png = len >= 4 && streq(n->name + len - 4, ".png");
+  int seen[3] = { 0, 0, 0 };
+  for (int i = 0; i < n->list.len; i++) {
+    Node *o = n->list.data[i];
+    int which = streq(o->name, "threshold") ? 0 : streq(o->name, "scale") ? 1 : streq(o->name, "nonfinite") ? 2 : -1;
+    if (which < 0) {
+      diag_error(s->diag, o->name_span, "unknown read option '%s'; reads take threshold(t) and scale(lo, hi) "
+                 "(images) and nonfinite(allow)", o->name);
+      continue;
+    }
+    if (seen[which]++) {
+      diag_error(s->diag, o->name_span, "%s(...) is given twice", o->name);
+      continue;
+    }
+    if (which == 2) {
+      if (o->list.len != 1 || o->list.data[0]->kind != N_NAME || !streq(o->list.data[0]->name, "allow"))
+        diag_error(s->diag, o->span, "write nonfinite(allow) to accept NaN and inf in the file");
+      continue;
+    }
+    if (!png) {
+      diag_error(s->diag, o->name_span, "%s(...) is for images, and \"%s\" is not a .png file", o->name, n->name);
+      continue;
+    }
+    if (which == 0 && seen[1]) {
+      diag_error(s->diag, o->name_span, "threshold(...) and scale(...) exclude each other: a threshold gives 0 or 1");
+      continue;
+    }
+    if (which == 1 && seen[0]) {
+      diag_error(s->diag, o->name_span, "threshold(...) and scale(...) exclude each other: a threshold gives 0 or 1");
+      continue;
+    }
+    int want = which == 0 ? 1 : 2;
+    if (o->list.len != want) {
+      diag_error(s->diag, o->span, which == 0 ? "threshold takes one value: gray values (0 to 1) below it read as 1"
+                                              : "scale takes two values: what black and white read as, scale(lo, hi)");
+      continue;
+    }
+    for (int a = 0; a < want; a++) {
+      Type t = check_expr(c, o->list.data[a]);
+      if (t != TY_ERROR && !is_numeric(t))
+        diag_error(s->diag, o->list.data[a]->span, "a %s must be a number, not '%s'", which ? "scale bound" : "threshold",
+                   type_name(t));
+    }
   }
 }
 
@@ -1428,6 +1544,7 @@ static void check_stmt(Ctx *c, Node *n)
   case N_PRINT:
   case N_TIMER:
   case N_WRITE:
+  case N_READ:
     if (!host) {
       diag_error(s->diag, n->span, "this statement is only allowed in main, not inside a kernel");
       return;
@@ -1512,7 +1629,19 @@ static void check_stmt(Ctx *c, Node *n)
     }
     if (!n->name[0])
       diag_error(s->diag, n->name_span, "empty file name");
+    check_write_format(c, n);
     check_write_opts(c, n);
+    return;
+  }
+  case N_READ: {
+    Sym *f = field_operand(c, n->a);
+    if (f && n->a->kind == N_INDEX && !f->ncomp)
+      diag_error(s->diag, n->a->span, "read takes a whole field; '%s' has no components to choose from", f->name);
+    else if (f && n->a->kind == N_INDEX)
+      component(c, n->a, f);
+    if (!n->name[0])
+      diag_error(s->diag, n->name_span, "empty file name");
+    check_read_opts(c, n);
     return;
   }
   default:
