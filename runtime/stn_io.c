@@ -403,7 +403,7 @@ static void read_field(const stn_field *f, const char *path, const stn_read_opts
     stn_fatal_collective = collective;
     return;
   }
-  if (ends_with(path, ".h5") || ends_with(path, ".hdf5")) {
+  if (ends_with(path, ".h5") || ends_with(path, ".hdf5") || strstr(path, ".h5:")) {
 #ifdef STN_HAVE_HDF5
     read_h5(f, path, o, dense, check_only);
     stn_fatal_collective = collective;
@@ -459,10 +459,17 @@ static void read_field(const stn_field *f, const char *path, const stn_read_opts
   fclose(fp);
 }
 
+/* The whole read, values checked too (NaN, ints that do not fit), with
+ * the data thrown away: the errors come before any computation. */
 void stn_check_input(const char *what, const stn_field *f, const char *path, const stn_read_opts *o)
 {
   (void)what;
-  read_field(f, path, o, NULL, 1);
+  box b = box_of(f);
+  void *dense = malloc((size_t)box_points(&b) * stn_type_size(f->type) + 1);
+  if (!dense)
+    stn_fatal("out of memory checking field '%s''s file '%s'", f->name, path);
+  read_field(f, path, o, dense, 0);
+  free(dense);
 }
 
 void stn_field_read(stn_field *f, const char *path, const stn_read_opts *o)
@@ -610,6 +617,14 @@ static herr_t only_dataset(hid_t g, const char *name, const H5L_info_t *info, vo
 static void read_h5(const stn_field *f, const char *path, const stn_read_opts *o, void *dense, int check_only)
 {
   h5_quiet();
+  /* "file.h5:/name" names the dataset */
+  char fpath[4096], dsname[256] = "";
+  const char *colon = strstr(path, ".h5:");
+  if (colon) {
+    snprintf(fpath, sizeof fpath, "%.*s", (int)(colon + 3 - path), path);
+    snprintf(dsname, sizeof dsname, "%s", colon[4] == '/' ? colon + 5 : colon + 4);
+    path = fpath;
+  }
   hid_t file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file < 0) {
     if (access(path, R_OK) != 0)
@@ -619,8 +634,10 @@ static void read_h5(const stn_field *f, const char *path, const stn_read_opts *o
   char name[256], base[256];
   h5_name(f->name, name, sizeof name);
   base_name(f->name, base, sizeof base);
-  const char *ds_name = o && o->ncomp ? base : name;
+  const char *ds_name = dsname[0] ? dsname : o && o->ncomp ? base : name;
   hid_t ds = H5Lexists(file, ds_name, H5P_DEFAULT) > 0 ? H5Dopen2(file, ds_name, H5P_DEFAULT) : -1;
+  if (ds < 0 && dsname[0])
+    stn_fatal("%s: no dataset '%s' (named after the colon) to read field '%s' from", path, dsname, f->name);
   if (ds < 0) {
     char only[256] = "";
     H5Literate(file, H5_INDEX_NAME, H5_ITER_NATIVE, NULL, only_dataset, only);
@@ -1114,6 +1131,7 @@ static volatile sig_atomic_t ck_signal;
 static double ck_last_time;
 static long ck_last_step;
 static int ck_last_loop = -1;
+static long ck_last_agree;
 
 typedef struct rs_var { char name[128]; size_t size; unsigned char bytes[16]; } rs_var;
 typedef struct rs_field { char name[128]; stn_type type; int rank; long n[STN_MAX_RANK]; long long offset; } rs_field;
@@ -1604,10 +1622,19 @@ void stn_ckpt_point(int loop, long step, const stn_ckpt_item *it, int n)
     due = 1;
   if (ck_every_secs > 0 && stn_time() - ck_last_time >= ck_every_secs)
     due = 1;
-  if (stn_dist.agree)
-    due = stn_dist.agree(due ? 1 + ck_signal : 0); /* the ranks agree (the largest: a signal's number + 1) */
-  else if (due)
+  if (stn_dist.agree) {
+    /* The ranks agree (the largest: a signal's number + 1). Due by steps,
+     * every rank knows it; a signal or the clock is asked about every 16
+     * steps only (the same steps on every rank), not to wait on the others
+     * at every step. */
+    int by_steps = ck_every_steps > 0 && step / ck_every_steps > ck_last_step / ck_every_steps;
+    if (!by_steps && step / 16 == ck_last_agree / 16)
+      return;
+    ck_last_agree = step;
+    due = stn_dist.agree(due ? 1 + ck_signal : 0);
+  } else if (due) {
     due = 1 + ck_signal;
+  }
   if (!due)
     return;
   int sig = due - 1;

@@ -13,6 +13,8 @@ have bison || missing="$missing bison"
 # libpng for image output (.png); the runtime builds without it, but the tests check images.
 echo 'int main(void) { return 0; }' | cc -include png.h -x c - -o /dev/null -lpng -lz 2>/dev/null ||
   missing="$missing libpng-dev"
+# HDF5 for .h5 files (the runtime builds without it and says so)
+have pkg-config && pkg-config --exists hdf5-serial 2>/dev/null || missing="$missing libhdf5-dev pkg-config"
 if [ "${1:-build}" = test ]; then
   have FileCheck || [ -x /usr/lib/llvm-14/bin/FileCheck ] || missing="$missing llvm-14-tools"
   have lit || [ -f /usr/lib/llvm-14/build/utils/lit/lit.py ] ||
@@ -30,6 +32,14 @@ if [ "${1:-build}" = test ]; then
   # distributed runs (stencilc --mpi) under mpirun
   have mpicc || missing="$missing libopenmpi-dev"
   have mpirun || missing="$missing openmpi-bin"
+  # data in and out (tests/lit/io): HDF5, serial and Open MPI's parallel
+  # one, and numpy/h5py to read the files back; ParaView's Python
+  # (python3-paraview: Debian ships no pvpython) opens the series and XDMF
+  # files
+  [ -f /usr/include/hdf5/serial/hdf5.h ] || missing="$missing libhdf5-dev"
+  [ -f /usr/include/hdf5/openmpi/hdf5.h ] || missing="$missing libhdf5-openmpi-dev"
+  /usr/bin/python3 -c 'import numpy, h5py' 2>/dev/null || missing="$missing python3-numpy python3-h5py"
+  /usr/bin/python3 -c 'import paraview.simple' 2>/dev/null || missing="$missing python3-paraview"
 fi
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && have apt-get; then

@@ -655,7 +655,7 @@ static void print_input_checks(Buf *b, const IrProgram *p, const IrBlock *main, 
       if (!listed)
         buf_printf(deferred, "%s%s", deferred->len ? "," : "", name);
       if (!written_path(main, s->path)) {
-        buf_printf(b, "  {\n    const stn_read_opts stn_o_ = { %d, 0, 0, 0, 0, 0, 1 };\n", s->comps.len);
+        buf_printf(b, "  {\n    const stn_read_opts stn_o_ = { %d, 0, %d, 0, 0, 0, 1 };\n", s->comps.len, s->allow_nonfinite);
         buf_printf(b, "    stn_check_input(\"read %s\", &%s_, stn_load_path(\"%s\", \"%s\"), &stn_o_);  /* line %d */\n  }\n",
                    name, p->fields.data[s->field].name, name, s->path, line_of(p, s->span));
       }

@@ -672,10 +672,13 @@ static void lower_hstmt(Lower *L, Node *n, IrBlock *out)
   case N_READ: {
     s = hstmt(L, H_READ, n->span);
     Sym *f = n->a->sym;
-    s->field = field_of(n->a)->id;
-    if (f->ncomp && n->a->kind != N_INDEX) /* every component */
+    if (f->ncomp && n->a->kind != N_INDEX) { /* every component */
       for (int q = 0; q < f->ncomp; q++)
         vec_push(&s->comps, f->comp[q]->id);
+      s->field = s->comps.data[0];
+    } else {
+      s->field = field_of(n->a)->id;
+    }
     s->path = n->name;
     s->expr = s->expr2 = s->expr3 = -1;
     for (int i = 0; i < n->list.len; i++) {

@@ -25,6 +25,8 @@ for var in ('HOME', 'TMPDIR'):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.environment['OMP_NUM_THREADS'] = '2'
+# MPI ranks that wait yield the core (the tests run beside each other on few cores)
+config.environment['OMPI_MCA_mpi_yield_when_idle'] = '1'
 # ASan reports leaks at exit; the compiler frees its arenas at exit anyway.
 config.environment['UBSAN_OPTIONS'] = 'print_stacktrace=1:halt_on_error=1'
 # The compiler keeps its AST and IR (arena nodes holding growable arrays)
@@ -56,3 +58,25 @@ config.substitutions.append(('%mpirun', ' '.join(mpirun)))
 config.substitutions.append(('%mpicheck', os.path.join(root, 'tests', 'tools', 'mpi-check.sh')))
 if shutil.which('mpirun') and os.path.exists(os.path.join(build, 'libstn_mpi.a')):
     config.available_features.add('mpi')
+
+# Data in and out (tests/lit/io): the runtime built with HDF5, a python3
+# with numpy and h5py (Debian's python3-h5py, python3-numpy), ParaView's
+# Python module (python3-paraview) when installed.
+import subprocess
+try:
+    with open(os.path.join(build, 'config')) as cfg:
+        if '-lhdf5' in cfg.read():
+            config.available_features.add('hdf5')
+except OSError:
+    pass
+py3 = None
+for cand in ('/usr/bin/python3', shutil.which('python3')):
+    if cand and subprocess.run([cand, '-c', 'import numpy, h5py'], capture_output=True).returncode == 0:
+        py3 = cand
+        break
+if py3:
+    config.available_features.add('h5py')
+config.substitutions.append(('%py3', py3 or 'python3'))
+if py3 and subprocess.run([py3, '-c', 'import paraview.simple'], capture_output=True).returncode == 0:
+    config.available_features.add('paraview')
+config.substitutions.append(('%killrestart', os.path.join(root, 'tests', 'lit', 'run', 'Inputs', 'kill-restart.sh')))

@@ -17,8 +17,11 @@ for _ in $(seq 1 2000); do [ -f ck ] && break; kill -0 $pid 2>/dev/null || break
 [ -f ck ] || { echo "FAIL: no checkpoint was written"; exit 1; }
 sleep "0.$(( RANDOM % 30 ))"
 kill -0 $pid 2>/dev/null || { echo "FAIL: the run ended before it was killed (make it longer)"; exit 1; }
-kill -9 -- -$pid 2>/dev/null
+# SIGKILL to the whole tree (mpirun's ranks have process groups of their own)
+tree() { local c; for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree "$c"; done; echo "$1"; }
+kill -9 $(tree $pid) 2>/dev/null
 wait $pid 2>/dev/null
+sleep 0.2
 at=$(grep -a '^loop ' ck | head -1)
 echo "killed; the last checkpoint: $at"
 [ -f u.npy ] && { echo "FAIL: the killed run wrote its output"; exit 1; }
