@@ -27,7 +27,9 @@
 #                      FUZZ_MUTATE_SEEDS=A..B: tests/fuzz/mutate with nvcc,
 #                      FUZZ_SEEDS=none: no GPU campaign), an5d
 #                      (bench/an5d/run.sh: AN5D's suite beside stencilc's
-#                      defaults, verified; AN5D_SWEEP=1 for every schedule)
+#                      defaults, verified; AN5D_SWEEP=1 for every schedule),
+#                      io (bench/io.sh: reads, checkpoint/restart, writes
+#                      against the disk, Himeno L's checkpoint cost)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -397,6 +399,10 @@ section_harness() {
 }
 
 section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
+
+# Data in and out (bench/io.sh): reads on CUDA, kill and restart, a 512^3
+# field written against the disk's speed, Himeno L's checkpoint cost
+section_io() { OUT="$LOG" bash bench/io.sh || fail=1; }
 
 # AN5D's suite side by side with stencilc's defaults (bench/an5d/run.sh;
 # AN5D_* settings pass through; needs bench/an5d/vendor, prepare.sh)

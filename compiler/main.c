@@ -753,9 +753,13 @@ int main(int argc, char **argv)
       printf("-I%s\n", rt);
     if (o.print_libs)
     {
+      if (o.pass.mpi && o.pass.target == TARGET_CUDA)
+        printf("%s/libstn_cuda_mpi.a %s/libstn_mpi.a ", lib, lib);
+      else if (o.pass.mpi)
+        printf("%s/libstn_mpi.a ", lib);
       if (o.pass.target == TARGET_CUDA)
         printf("%s/libstn_cuda.a ", lib);
-      printf("%s/libstn.a %s", lib, STN_LINK_LIBS);
+      printf("%s/libstn.a %s", lib, o.pass.mpi ? STN_MPI_LINK_LIBS : STN_LINK_LIBS);
       if (o.pass.target == TARGET_CUDA) /* nvcc links these itself; a C linker needs them */
         printf(" -L%s -lcudart -lstdc++", cuda_lib_dir());
       printf(" -lm\n");

@@ -145,6 +145,12 @@ typedef struct stn_field_ops {
   void *(*host_alloc)(size_t bytes);
   void (*host_free)(void *p);
   void (*sync)(void);            /* results still on their way to main's variables arrive (CUDA) */
+  /* CUDA checkpoints: snapshot keeps a copy of f's points aside in device
+   * memory (slot: which copy), on the main thread and in order with the
+   * kernels; snapshot_get copies it to dense later, on the thread that
+   * writes the checkpoint, while the kernels go on. NULL: get at once. */
+  void (*snapshot)(const stn_field *f, int slot);
+  void (*snapshot_get)(const stn_field *f, int slot, void *dense);
 } stn_field_ops;
 extern stn_field_ops stn_field_io;
 /* HDF5: writes dense (the whole field) into path (stn_field_write uses it). */

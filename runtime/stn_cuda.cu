@@ -255,16 +255,20 @@ void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double defau
 unsigned long stn_cuda_seq, stn_cuda_barrier;
 int stn_cuda_pdl = 1;
 
-static void *pinned_alloc(size_t bytes);
-static void pinned_free(void *p);
+static void cuda_snapshot(const stn_field *f, int slot);
+static void cuda_snapshot_get(const stn_field *f, int slot, void *dense);
+static void *cuda_host_alloc(size_t bytes);
+static void cuda_host_free(void *p);
 
 void stn_cuda_init(stn_program *p)
 {
   stn_field_io.get = stn_cuda_field_get;
   stn_field_io.set = stn_cuda_field_set;
-  stn_field_io.host_alloc = pinned_alloc;
-  stn_field_io.host_free = pinned_free;
   stn_field_io.sync = stn_cuda_sync;
+  stn_field_io.snapshot = cuda_snapshot;
+  stn_field_io.host_alloc = cuda_host_alloc;
+  stn_field_io.host_free = cuda_host_free;
+  stn_field_io.snapshot_get = cuda_snapshot_get;
   const char *pdl = getenv("STN_PDL");
   if (pdl && strcmp(pdl, "0") == 0)
     stn_cuda_pdl = 0;
@@ -382,7 +386,7 @@ void stn_cuda_field_free(stn_field *f)
 }
 
 /* The points straight from device memory, a plane at a time (no host
- * copy of the halo): fast into pinned memory (checkpoints). */
+ * copy of the halo). */
 void stn_cuda_field_get(const stn_field *f, void *dst)
 {
   stn_cuda_sync();
@@ -397,18 +401,78 @@ void stn_cuda_field_get(const stn_field *f, void *dst)
   stn_prof_transfer(0, (double)(n0 * n1 * row) * (double)es);
 }
 
-static void *pinned_alloc(size_t bytes)
+/* Checkpoints: a copy of each saved field in device memory, taken in
+ * order with the kernels (the legacy default stream), then copied to the
+ * host on a stream of its own by the checkpoint's writer thread while the
+ * kernels go on. */
+static void *snap_buf[64];
+static size_t snap_size[64];
+static cudaStream_t snap_stream;
+static cudaEvent_t snap_done;
+static int snap_device;
+
+static void cuda_snapshot(const stn_field *f, int slot)
+{
+  if (slot >= 64) {
+    stn_fatal("a checkpoint of more than 64 fields on CUDA is not supported yet");
+  }
+  size_t bytes = f->grid->size * stn_type_size(f->type);
+  if (!snap_stream) {
+    STN_CUDA_CHECK(cudaGetDevice(&snap_device));
+    STN_CUDA_CHECK(cudaStreamCreateWithFlags(&snap_stream, cudaStreamNonBlocking));
+    STN_CUDA_CHECK(cudaEventCreateWithFlags(&snap_done, cudaEventDisableTiming));
+  }
+  if (snap_size[slot] < bytes) {
+    if (snap_buf[slot])
+      STN_CUDA_CHECK(cudaFree(snap_buf[slot]));
+    if (cudaMalloc(&snap_buf[slot], bytes) != cudaSuccess)
+      stn_fatal("cannot allocate %.2f GiB of GPU memory for a checkpoint's copy of field '%s'; checkpoint less "
+                "often or on a smaller grid", (double)bytes / (1 << 30), f->name);
+    snap_size[slot] = bytes;
+  }
+  STN_CUDA_CHECK(cudaMemcpyAsync(snap_buf[slot], f->mem, bytes, cudaMemcpyDeviceToDevice, 0));
+  STN_CUDA_CHECK(cudaEventRecord(snap_done, 0));
+}
+
+/* The writer's host buffers: pinned, for the copies at full speed. */
+static void *cuda_host_alloc(size_t bytes)
 {
   void *p = NULL;
-  return cudaMallocHost(&p, bytes) == cudaSuccess ? p : malloc(bytes);
+  if (snap_stream) /* on the writer's thread: the device the snapshots are on */
+    cudaSetDevice(snap_device);
+  if (cudaMallocHost(&p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return malloc(bytes);
+  }
+  return p;
 }
-static void pinned_free(void *p)
+static void cuda_host_free(void *p)
 {
   if (cudaFreeHost(p) != cudaSuccess) {
     cudaGetLastError();
     free(p);
   }
 }
+
+static void cuda_snapshot_get(const stn_field *f, int slot, void *dense)
+{
+  STN_CUDA_CHECK(cudaSetDevice(snap_device)); /* the writer's thread */
+  STN_CUDA_CHECK(cudaStreamWaitEvent(snap_stream, snap_done, 0));
+  const stn_grid *g = f->grid;
+  size_t es = stn_type_size(f->type);
+  long off = 0;
+  for (int d = 0; d < g->rank; d++)
+    off += g->pad_lo[d] * g->stride[d];
+  const char *origin = (const char *)snap_buf[slot] + (size_t)off * es;
+  long n0 = g->rank == 3 ? g->n[0] : 1, n1 = g->rank >= 2 ? g->n[g->rank - 2] : 1, row = g->n[g->rank - 1];
+  long s0 = g->rank == 3 ? g->stride[0] : 0, s1 = g->rank >= 2 ? g->stride[g->rank - 2] : 0;
+  for (long i = 0; i < n0; i++)
+    STN_CUDA_CHECK(cudaMemcpy2DAsync((char *)dense + (size_t)(i * n1 * row) * es, (size_t)row * es,
+                                     origin + (size_t)(i * s0) * es, (size_t)(s1 ? s1 : row) * es, (size_t)row * es,
+                                     (size_t)n1, cudaMemcpyDeviceToHost, snap_stream));
+  STN_CUDA_CHECK(cudaStreamSynchronize(snap_stream));
+}
+
 
 void stn_cuda_field_set(stn_field *f, const void *src)
 {

@@ -20,7 +20,7 @@
 #include <hdf5.h>
 #endif
 
-stn_field_ops stn_field_io = { stn_field_get, stn_field_set, malloc, free, NULL };
+stn_field_ops stn_field_io = { stn_field_get, stn_field_set, malloc, free, NULL, NULL, NULL };
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -1132,6 +1132,7 @@ static double ck_last_time;
 static long ck_last_step;
 static int ck_last_loop = -1;
 static long ck_last_agree;
+static long ck_deferred;           /* a checkpoint due since this step waits for the previous one */
 
 typedef struct rs_var { char name[128]; size_t size; unsigned char bytes[16]; } rs_var;
 typedef struct rs_field { char name[128]; stn_type type; int rank; long n[STN_MAX_RANK]; long long offset; } rs_field;
@@ -1334,8 +1335,10 @@ typedef struct ck_job {
   void **bufs;
   size_t *sizes;
   long long *offsets;
+  const stn_field **snap;        /* a field whose points snapshot_get gives (slot = its index), or NULL */
   char *path;
   int active;
+  volatile int finished;         /* set by the writer thread as it ends */
   int failed;
   char why[4400];
   pthread_t thread;
@@ -1357,9 +1360,41 @@ static int write_all(int fd, const void *buf, size_t n, off_t at)
   return 1;
 }
 
+static void **ck_cache;
+static size_t *ck_cache_size;
+static int ck_ncache;
+
+static void *ck_buffer(int i, size_t bytes)
+{
+  if (i >= ck_ncache) {
+    ck_cache = realloc(ck_cache, sizeof *ck_cache * (size_t)(i + 1));
+    ck_cache_size = realloc(ck_cache_size, sizeof *ck_cache_size * (size_t)(i + 1));
+    for (int k = ck_ncache; k <= i; k++)
+      ck_cache[k] = NULL, ck_cache_size[k] = 0;
+    ck_ncache = i + 1;
+  }
+  if (ck_cache_size[i] < bytes) {
+    if (ck_cache[i])
+      stn_field_io.host_free(ck_cache[i]);
+    ck_cache[i] = stn_field_io.host_alloc(bytes);
+    if (!ck_cache[i])
+      stn_fatal("cannot allocate %.2f GiB of host memory for a checkpoint", (double)bytes / (1 << 30));
+    ck_cache_size[i] = bytes;
+  }
+  return ck_cache[i];
+}
+
+static void *ck_write_now(ck_job *j);
 static void *ck_write(void *arg)
 {
   ck_job *j = arg;
+  ck_write_now(j);
+  __atomic_store_n(&j->finished, 1, __ATOMIC_RELEASE);
+  return NULL;
+}
+
+static void *ck_write_now(ck_job *j)
+{
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmp", j->path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -1376,8 +1411,13 @@ static void *ck_write(void *arg)
   for (int b = 0; b < 8; b++)
     head[8 + b] = (unsigned char)((unsigned long long)end >> (8 * b));
   int ok = write_all(fd, head, 16, 0);
-  for (int i = 0; ok && i < j->nbufs; i++)
+  for (int i = 0; ok && i < j->nbufs; i++) {
+    if (j->snap && j->snap[i]) { /* host memory from this thread: pinned on CUDA, allocated once */
+      j->bufs[i] = ck_buffer(i, j->sizes[i]);
+      stn_field_io.snapshot_get(j->snap[i], i, j->bufs[i]);
+    }
     ok = write_all(fd, j->bufs[i], j->sizes[i], (off_t)j->offsets[i]);
+  }
   ok = ok && write_all(fd, j->trailer, strlen(j->trailer), (off_t)end);
   ok = ok && fsync(fd) == 0;
   int e = errno;
@@ -1425,30 +1465,6 @@ void stn_ckpt_wait(void)
   /* the buffers stay: the next checkpoint reuses them */
 }
 
-static void **ck_cache;
-static size_t *ck_cache_size;
-static int ck_ncache;
-
-static void *ck_buffer(int i, size_t bytes)
-{
-  if (i >= ck_ncache) {
-    ck_cache = realloc(ck_cache, sizeof *ck_cache * (size_t)(i + 1));
-    ck_cache_size = realloc(ck_cache_size, sizeof *ck_cache_size * (size_t)(i + 1));
-    for (int k = ck_ncache; k <= i; k++)
-      ck_cache[k] = NULL, ck_cache_size[k] = 0;
-    ck_ncache = i + 1;
-  }
-  if (ck_cache_size[i] < bytes) {
-    if (ck_cache[i])
-      stn_field_io.host_free(ck_cache[i]);
-    ck_cache[i] = stn_field_io.host_alloc(bytes);
-    if (!ck_cache[i])
-      stn_fatal("cannot allocate %.2f GiB of host memory for a checkpoint", (double)bytes / (1 << 30));
-    ck_cache_size[i] = bytes;
-  }
-  return ck_cache[i];
-}
-
 static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
 {
   stn_ckpt_wait();
@@ -1486,6 +1502,7 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
   job.bufs = realloc(job.bufs, sizeof *job.bufs * (size_t)(nf + 1));
   job.sizes = malloc(sizeof *job.sizes * (size_t)(nf + 1));
   job.offsets = malloc(sizeof *job.offsets * (size_t)(nf + 1));
+  job.snap = realloc(job.snap, sizeof *job.snap * (size_t)(nf + 1));
   job.nbufs = 0;
   long long off = 4096;
   const char *grids_said[16];
@@ -1507,10 +1524,16 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
         free(buf);
         buf = c;
       }
+    } else if (stn_field_io.snapshot) {
+      buf = NULL; /* the writer's, copied out there */
+      stn_field_io.snapshot(f, job.nbufs);
+      job.snap[job.nbufs] = f;
     } else {
       buf = ck_buffer(job.nbufs, bytes);
       stn_field_io.get(f, buf);
     }
+    if (!stn_field_io.snapshot || stn_dist.gather)
+      job.snap[job.nbufs] = NULL;
     int said = 0;
     for (int k = 0; k < ngrids; k++)
       said |= strcmp(grids_said[k], g->name) == 0;
@@ -1541,6 +1564,7 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
   job.trailer = t;
   job.path = strdup(ck_path);
   job.failed = 0;
+  job.finished = 0;
   if (pthread_create(&job.thread, NULL, ck_write, &job) != 0) {
     ck_write(&job); /* no thread: write it now */
   }
@@ -1638,6 +1662,21 @@ void stn_ckpt_point(int loop, long step, const stn_ckpt_item *it, int n)
   if (!due)
     return;
   int sig = due - 1;
+  if (!sig && !stn_dist.agree && job.active && !__atomic_load_n(&job.finished, __ATOMIC_ACQUIRE)) {
+    /* The previous checkpoint is still on its way to the disk: this one
+     * waits for it at a later step rather than stopping the run. */
+    if (!ck_deferred)
+      ck_deferred = step;
+    return;
+  }
+  if (ck_deferred && stn_dist.rank == 0) {
+    static int said;
+    if (said++ < 3)
+      fprintf(stderr, "note: the checkpoint due at step %ld is written at step %ld: the previous one was still being "
+                      "written (the disk takes longer than %s between checkpoints)\n", ck_deferred, step,
+              ck_every_steps ? "the steps" : "the seconds");
+  }
+  ck_deferred = 0;
   ck_save(loop, step, it, n);
   ck_last_step = step;
   ck_last_time = stn_time();
