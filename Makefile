@@ -13,7 +13,7 @@ ROOT    := $(abspath .)
 
 FRONT   = compiler/front/ast.c
 SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
-          compiler/sema/sema.c \
+          compiler/sema/sema.c compiler/sema/inline.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
           compiler/passes/mpi.c compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/tbmodel.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \

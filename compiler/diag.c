@@ -55,6 +55,25 @@ static void report(Diag *d, const char *kind, Span at, const char *fmt, va_list 
   fputc('\n', out);
 }
 
+static void note_at(Diag *d, Span at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void note_at(Diag *d, Span at, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  report(d, "note", at, fmt, ap);
+  va_end(ap);
+}
+
+/* Where the code of a diagnostic was inlined from: one note per call. */
+static void inline_notes(Diag *d)
+{
+  for (const Inline *f = d->inl; f; f = f->up) {
+    int line, col;
+    src_linecol(d->src, f->call.lo, &line, &col);
+    note_at(d, f->call, "in '%s' called from %s:%d:%d", f->func, d->src->name, line, col);
+  }
+}
+
 void diag_error(Diag *d, Span at, const char *fmt, ...)
 {
   int max = d->max_errors ? d->max_errors : 20;
@@ -67,6 +86,7 @@ void diag_error(Diag *d, Span at, const char *fmt, ...)
   va_start(ap, fmt);
   report(d, "error", at, fmt, ap);
   va_end(ap);
+  inline_notes(d);
 }
 
 void diag_note(Diag *d, Span at, const char *fmt, ...)

@@ -14,8 +14,17 @@ typedef struct Source {
   int len;
 } Source;
 
+/* A func inlined at a call (sema/inline.c): a diagnostic in its copy
+ * adds "in 'lap' called from FILE:LINE:COL" for each call around it. */
+typedef struct Inline {
+  const char *func;
+  Span call;
+  const struct Inline *up;   /* the call the calling code came from, or NULL */
+} Inline;
+
 typedef struct Diag {
   const Source *src;
+  const Inline *inl;    /* set while sema checks code inlined from a func */
   int nerrors;
   int max_errors;       /* stop reporting after this many (0: 20) */
   FILE *out;

@@ -18,7 +18,7 @@ typedef enum NodeKind {
   N_BLOCK, N_DECL, N_ASSIGN, N_EXPRSTMT, N_IF, N_FOR, N_WHILE, N_SWAP,
   N_PRINT, N_TIMER, N_WRITE, N_READ, N_BREAK,
   /* declarations */
-  N_PARAM, N_CONST, N_GRID, N_FIELD, N_KERNEL, N_MAIN,
+  N_PARAM, N_CONST, N_GRID, N_FIELD, N_KERNEL, N_MAIN, N_FUNC,
   /* pieces */
   N_REGION, N_RANGE, N_REDUCE, N_KPARAM,
 } NodeKind;
@@ -43,6 +43,7 @@ struct Node {
   Type ty;               /* declared type (decls, casts); sema: expression type */
   int has_init;          /* const array written with { } */
   Sym *sym;              /* sema: what a name refers to */
+  const struct Inline *inl; /* a copy inlined from a func's body: the call it came from (sema/inline.c) */
 };
 
 typedef struct Program {

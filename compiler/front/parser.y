@@ -37,7 +37,7 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 }
 
 %token PARAM CONST GRID FIELD ON KERNEL OVER INTERIOR REDUCE MAIN
-%token IF ELSE FOR IN WHILE BREAK SWAP PRINT TIMER WRITE TO
+%token IF ELSE FOR IN WHILE BREAK SWAP PRINT TIMER WRITE TO FUNCTION RETURN
 %token <type> TYPE
 %token <text> INTLIT FLOATLIT IDENT STRING
 %token DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">=" ANDAND "&&" OROR "||"
@@ -48,7 +48,8 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 %type <node> expr primary stmt_if
 %type <list> param_items const_items dims field_items kparams_opt kparam_list
 %type <list> ranges reduce_opt red_list stmts decl_items print_items args args_opt
-%type <list> exprs lvalues names write_opts fmt_opt
+%type <list> exprs lvalues names write_opts fmt_opt fparams fparams_opt flocals
+%type <node> fparam func_decl
 %type <op> assign_op
 /* Lists the parser discards while recovering from a syntax error: their
  * arrays are malloc'd (the nodes are the arena's). */
@@ -83,6 +84,7 @@ decl
                                  { $$ = named(ctx, N_FIELD, $5, @5); $$->span = @$; $$->ty = $2; $$->list = $3;
                                    $$->a = named(ctx, N_NAME, $6, @6); $$->b = $8; }
   | kernel_decl
+  | func_decl
   | MAIN block                   { $$ = NEW(N_MAIN, @1); $$->a = $2; }
   | error ';'                    { $$ = NULL; }
   | error '}'                    { $$ = NULL; }
@@ -133,6 +135,34 @@ field_items
 field_item
   : IDENT                        { $$ = named(ctx, N_FIELD, $1, @1); }
   | IDENT '[' expr ']'           { $$ = named(ctx, N_FIELD, $1, @1); $$->span = @$; $$->b = $3; }
+  ;
+
+/* func double lap(field f) { double c = 4; return f[-1, 0] + ... - c * f; }:
+ * local declarations, then one return; inlined where it is called. */
+func_decl
+  : FUNCTION TYPE IDENT '(' fparams_opt ')' '{' flocals RETURN expr ';' '}'
+      { $$ = named(ctx, N_FUNC, $3, @3); $$->span = span_join(@1, @7); $$->ty = $2; $$->list2 = $5; $$->list = $8;
+        $$->a = $10; }
+  ;
+
+fparams_opt
+  : %empty                       { $$ = (NodeList){0}; }
+  | fparams
+  ;
+
+fparams
+  : fparam                       { $$ = (NodeList){0}; vec_push(&$$, $1); }
+  | fparams ',' fparam           { $$ = $1; vec_push(&$$, $3); }
+  ;
+
+fparam
+  : TYPE IDENT                   { $$ = named(ctx, N_KPARAM, $2, @2); $$->ty = $1; }
+  | FIELD IDENT                  { $$ = named(ctx, N_KPARAM, $2, @2); $$->ty = TY_VOID; $$->ival = 1; }
+  ;
+
+flocals
+  : %empty                       { $$ = (NodeList){0}; }
+  | flocals TYPE decl_items ';'  { Node *d = NEW(N_DECL, span_join(@2, @4)); d->ty = $2; d->list = $3; $$ = $1; vec_push(&$$, d); }
   ;
 
 kernel_decl
@@ -341,6 +371,10 @@ primary
   | IDENT '[' args ']' '[' args ']'
                                  { $$ = named(ctx, N_INDEX, $1, @1); $$->span = @$; $$->list2 = $3; $$->list = $6; }
   | IDENT '(' args_opt ')'       { $$ = named(ctx, N_CALL, $1, @1); $$->span = @$; $$->list = $3; }
+  /* a stencil function applied at an offset: lap(u)[1, 0] */
+  | IDENT '(' args_opt ')' '[' args ']'
+                                 { $$ = named(ctx, N_CALL, $1, @1); $$->span = @$; $$->list = $3; $$->list2 = $6;
+                                   $$->has_init = 1; }
   | '(' expr ')'                 { $$ = $2; $$->span = @$; }
   ;
 
@@ -436,6 +470,7 @@ static const char *token_text(yysymbol_kind_t sym)
     { YYSYMBOL_ELSE, "'else'" }, { YYSYMBOL_FOR, "'for'" }, { YYSYMBOL_IN, "'in'" },
     { YYSYMBOL_WHILE, "'while'" }, { YYSYMBOL_BREAK, "'break'" }, { YYSYMBOL_SWAP, "'swap'" },
     { YYSYMBOL_PRINT, "'print'" }, { YYSYMBOL_TIMER, "'timer'" }, { YYSYMBOL_WRITE, "'write'" },
+    { YYSYMBOL_FUNCTION, "'func'" }, { YYSYMBOL_RETURN, "'return'" },
     { YYSYMBOL_TO, "'to'" },
   };
   for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)

@@ -19,11 +19,12 @@ typedef struct Scope {
 
 typedef enum Where { IN_GLOBAL, IN_KERNEL, IN_HOST, IN_BOUNDARY /* a field's boundary(value) */ } Where;
 
-typedef struct Access { Sym *field; int off[MAX_RANK]; Span span; } Access;
+typedef struct Access { Sym *field; int off[MAX_RANK]; Span span; const Inline *inl; } Access;
 
 typedef struct Ctx {
   Sema *s;
   Scope *scope;
+  Scope *globals;          /* the program's declarations (up: the builtins) */
   Where where;
   Sym *kernel;             /* IN_KERNEL */
   Sym *grid;               /* IN_KERNEL: the grid the kernel runs over */
@@ -72,6 +73,20 @@ static Sym *lookup(Ctx *c, const char *name)
       return s;
   }
   return NULL;
+}
+
+/* A name in code inlined from a func binds to a global (or the grid
+ * index), never to the caller's locals, variables or parameters. */
+static Sym *lookup_node(Ctx *c, const Node *n)
+{
+  Sym *s = lookup(c, n->name);
+  if (n->inl && s && (s->kind == SYM_LOCAL || s->kind == SYM_VAR || s->kind == SYM_LOOP || s->kind == SYM_KPARAM ||
+                      s->kind == SYM_RED)) {
+    s = NULL;
+    for (Scope *sc = c->globals; sc && !s; sc = sc->up)
+      s = lookup_in(sc, n->name);
+  }
+  return s;
 }
 
 static const char *sym_what(const Sym *s)
@@ -290,6 +305,7 @@ static Type check_offsets(Ctx *c, Node *n, Sym *f)
     acc.off[d] = (int)v;
     e->ival = (int)v;
   }
+  acc.inl = c->s->diag->inl;
   if (ok)
     vec_push(&c->reads, acc);
   return ok ? f->ty : TY_ERROR;
@@ -358,7 +374,7 @@ static Sym *component(Ctx *c, Node *n, Sym *f)
 static Type check_name(Ctx *c, Node *n)
 {
   Sema *s = c->s;
-  Sym *sym = lookup(c, n->name);
+  Sym *sym = lookup_node(c, n);
   n->sym = sym;
   if (!sym) {
     undeclared(c, n);
@@ -396,7 +412,7 @@ static Type check_name(Ctx *c, Node *n)
     if (!field_readable(c, n, sym))
       return TY_ERROR;
     {
-      Access acc = { .field = sym, .span = n->span };
+      Access acc = { .field = sym, .span = n->span, .inl = c->s->diag->inl };
       vec_push(&c->reads, acc);
     }
     return sym->ty;
@@ -415,7 +431,7 @@ static Type check_name(Ctx *c, Node *n)
 static Type check_index(Ctx *c, Node *n)
 {
   Sema *s = c->s;
-  Sym *sym = lookup(c, n->name);
+  Sym *sym = lookup_node(c, n);
   n->sym = sym;
   if (!sym) {
     undeclared(c, n);
@@ -428,7 +444,7 @@ static Type check_index(Ctx *c, Node *n)
     if (!f || !field_readable(c, n, f))
       return TY_ERROR;
     if (!n->list.len) {
-      Access acc = { .field = f, .span = n->span };
+      Access acc = { .field = f, .span = n->span, .inl = c->s->diag->inl };
       vec_push(&c->reads, acc);
       return f->ty;
     }
@@ -470,7 +486,7 @@ static Type check_index(Ctx *c, Node *n)
 static Type check_call(Ctx *c, Node *n, int kernel_ok)
 {
   Sema *s = c->s;
-  Sym *sym = lookup(c, n->name);
+  Sym *sym = lookup_node(c, n);
   n->sym = sym;
   if (!sym) {
     for (int i = 0; i < n->list.len; i++)
@@ -552,7 +568,11 @@ static Type check_expr(Ctx *c, Node *n)
     return TY_ERROR;
   }
   c->depth++;
+  const Inline *save = c->s->diag->inl;
+  if (n->inl)
+    c->s->diag->inl = n->inl;
   Type t = check_expr_inner(c, n);
+  c->s->diag->inl = save;
   c->depth--;
   return t;
 }
@@ -1674,8 +1694,11 @@ static void check_kernel_accesses(Ctx *c, Sym *k, Node *region, int margin_lo[],
         int len = 0;
         for (int d = 0; d < r->field->grid->rank; d++)
           len += snprintf(off + len, sizeof off - (size_t)len, "%s%+d", d ? ", " : "", r->off[d]);
+        const Inline *save = s->diag->inl;
+        s->diag->inl = r->inl; /* a read in a func: where it was called from */
         diag_error(s->diag, r->span, "kernel '%s' reads field '%s' at offset [%s] but also writes it; "
                    "neighbours would see a mix of old and new values", k->name, r->field->name, off);
+        s->diag->inl = save;
         diag_note(s->diag, c->writes.data[w].span, "'%s' is written here; write to a second field and "
                   "'swap' them in main", r->field->name);
         break;
@@ -1882,8 +1905,10 @@ int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main)
     Sym *b = declare(&c, SYM_BUILTIN, builtins[i].name, (Span){ 0, 0 }, TY_VOID, NULL);
     b->nargs = builtins[i].nargs;
   }
-  push_scope(&c);
+  c.globals = push_scope(&c);
   c.where = IN_GLOBAL;
+  if (sema_inline(arena, diag, prog))
+    return diag->nerrors - before;
   for (int i = 0; i < prog->decls.len; i++) {
     Node *d = prog->decls.data[i];
     switch (d->kind) {
@@ -1892,6 +1917,7 @@ int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main)
     case N_GRID: check_grid(&c, d); break;
     case N_FIELD: check_field(&c, d); break;
     case N_KERNEL: check_kernel(&c, d); break;
+    case N_FUNC: break; /* inlined at its calls (sema/inline.c) */
     case N_MAIN:
       if (s->main) {
         diag_error(diag, d->span, "redefinition of 'main'");

@@ -76,4 +76,7 @@ int sema_check(Sema *s, Arena *arena, Diag *diag, Program *prog, int need_main);
 /* Frees what sema_check allocated outside the arena (a process that
  * compiles one file needs not). */
 void sema_release(Sema *s);
+/* Funcs inlined at their calls (sema/inline.c), before the checks;
+ * returns the errors reported. */
+int sema_inline(Arena *arena, Diag *diag, Program *prog);
 #endif
