@@ -11,7 +11,7 @@ WARN     = -Wall -Wextra -Wno-unused-parameter -Wno-sign-compare
 B        = build
 ROOT    := $(abspath .)
 
-FRONT   = compiler/front/ast.c
+FRONT   = compiler/front/ast.c compiler/front/import.c
 SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/sema/sema.c compiler/sema/inline.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \

@@ -9,8 +9,18 @@ Span span_join(Span a, Span b)
   return s;
 }
 
+const Source *src_of(const Source *src, int off)
+{
+  for (const Source *s = src; s; s = s->next)
+    if (off >= s->base && off <= s->base + s->len)
+      return s;
+  return src;
+}
+
 void src_linecol(const Source *src, int off, int *line, int *col)
 {
+  src = src_of(src, off);
+  off -= src->base;
   int l = 1, c = 1;
   for (int i = 0; i < off && i < src->len; i++) {
     if (src->text[i] == '\n') {
@@ -27,11 +37,15 @@ void src_linecol(const Source *src, int off, int *line, int *col)
 static void report(Diag *d, const char *kind, Span at, const char *fmt, va_list ap)
 {
   FILE *out = d->out ? d->out : stderr;
-  const Source *src = d->src;
+  const Source *src = src_of(d->src, at.lo);
   int line, col;
+  src_linecol(src, at.lo, &line, &col);
+  at.lo -= src->base;
+  at.hi -= src->base;
   if (at.lo > src->len)
     at.lo = src->len;
-  src_linecol(src, at.lo, &line, &col);
+  if (at.lo < 0)
+    at.lo = 0;
   fprintf(out, "%s:%d:%d: %s: ", src->name, line, col, kind);
   vfprintf(out, fmt, ap);
   fputc('\n', out);
@@ -70,7 +84,7 @@ static void inline_notes(Diag *d)
   for (const Inline *f = d->inl; f; f = f->up) {
     int line, col;
     src_linecol(d->src, f->call.lo, &line, &col);
-    note_at(d, f->call, "in '%s' called from %s:%d:%d", f->func, d->src->name, line, col);
+    note_at(d, f->call, "in '%s' called from %s:%d:%d", f->func, src_of(d->src, f->call.lo)->name, line, col);
   }
 }
 

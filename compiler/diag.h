@@ -12,7 +12,12 @@ typedef struct Source {
   const char *name;
   const char *text;
   int len;
+  int base;                  /* spans of this file start here (imported files follow the main one) */
+  const struct Source *next; /* the files imported after it */
 } Source;
+
+/* The file a span offset falls in (src or one after it in the chain). */
+const Source *src_of(const Source *src, int off);
 
 /* A func inlined at a call (sema/inline.c): a diagnostic in its copy
  * adds "in 'lap' called from FILE:LINE:COL" for each call around it. */

@@ -122,6 +122,8 @@ typedef struct Options {
   double bandwidth;        /* --bandwidth, GB/s */
   int no_ptxas;
   PassOptions pass;
+  const char *inc[64];     /* -I DIR: where imports are looked for */
+  int ninc;
 } Options;
 
 typedef enum Kind { FLAG, VALUE } Kind;
@@ -137,6 +139,8 @@ static const OptDef optdefs[] = {
   { "--target", VALUE, "c|openmp|cuda", "code generator (default: openmp)" },
   { "--emit", VALUE, "c|ir|ast|lib", "what to print: generated code (default), the IR after all passes, the AST, or a library (docs/library.md)" },
   { "--build", FLAG, NULL, "compile the generated code with the system C compiler into an executable" },
+  { "-I", VALUE, "DIR", "look for imported files (import \"file.stn\";) in DIR too, after the importing file's folder; "
+    "may be repeated" },
   { "--cc", VALUE, "CC", "C compiler for --build (default: $CC or cc)" },
   { "--cflags", VALUE, "FLAGS", "flags for --build (default: \"" DEFAULT_CFLAGS "\", plus -fopenmp for openmp)" },
   { "--cuda-strategy", VALUE, "S|K=S,...", "CUDA: force strategy S (naive, smem or stream) for every kernel, or K=S for "
@@ -367,6 +371,15 @@ static void parse_options(Options *o, int argc, char **argv)
       if (o->input)
         bad_usage("more than one input file ('%s')", arg);
       o->input = arg;
+      continue;
+    }
+    if (strncmp(arg, "-I", 2) == 0) { /* -I DIR or -IDIR */
+      const char *dir = arg[2] ? arg + 2 : a + 1 < argc ? argv[++a] : NULL;
+      if (!dir)
+        bad_usage("%s", "option '-I' needs a directory");
+      if (o->ninc == 64)
+        bad_usage("%s", "more than 64 -I directories");
+      o->inc[o->ninc++] = dir;
       continue;
     }
     const OptDef *def = NULL;
@@ -785,6 +798,8 @@ int main(int argc, char **argv)
 
   int status = 1;
   parse_program(arena, &diag, &src, &prog);
+  if (diag.nerrors == 0)
+    import_files(arena, &diag, &prog, &src, o.inc, o.ninc);
   if (o.emit && streq(o.emit, "ast")) {
     ast_dump(stdout, &prog, &src);
     status = diag.nerrors ? 1 : 0;

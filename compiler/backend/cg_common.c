@@ -1742,8 +1742,9 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
   {
     /* what checkpoints and HDF5 files record: the .stn file and its hash (FNV-1a of its text) */
     unsigned long long h = 14695981039346656037ull;
-    for (int i = 0; i < p->src->len; i++)
-      h = (h ^ (unsigned char)p->src->text[i]) * 1099511628211ull;
+    for (const Source *sf = p->src; sf; sf = sf->next) /* and the files it imports */
+      for (int i = 0; i < sf->len; i++)
+        h = (h ^ (unsigned char)sf->text[i]) * 1099511628211ull;
     const char *base = strrchr(p->src->name, '/');
     buf_printf(b, "  stn_program.source = \"%s\";\n  stn_program.hash = 0x%016llxull;\n", base ? base + 1 : p->src->name, h);
   }

@@ -42,7 +42,7 @@ void ast_release(Program *p)
 static const char *kind_names[] = {
   "int", "float", "string", "name", "index", "unary", "binary", "cond", "call", "cast",
   "block", "decl", "assign", "exprstmt", "if", "for", "while", "swap", "print", "timer",
-  "write", "read", "break", "param", "const", "grid", "field", "kernel", "main", "func", "region",
+  "write", "read", "break", "param", "const", "grid", "field", "kernel", "main", "func", "import", "region",
   "range", "reduce", "kparam",
 };
 

@@ -21,4 +21,8 @@ typedef struct ParseCtx {
 /* Parses src into prog; returns the number of errors reported. */
 int parse_program(Arena *arena, Diag *diag, const Source *src, Program *prog);
 const char *parse_op_name(int tok);
+/* `import "file.stn";` (front/import.c): the imported files' consts, params
+ * and funcs spliced in place of each import; dirs: -I, searched after the
+ * importing file's folder. Returns the errors reported. */
+int import_files(Arena *arena, Diag *diag, Program *prog, Source *src, const char *const *dirs, int ndirs);
 #endif

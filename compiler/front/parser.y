@@ -37,7 +37,7 @@ static void yyerror(Span *at, ParseCtx *ctx, const char *msg);
 }
 
 %token PARAM CONST GRID FIELD ON KERNEL OVER INTERIOR REDUCE MAIN
-%token IF ELSE FOR IN WHILE BREAK SWAP PRINT TIMER WRITE TO FUNCTION RETURN
+%token IF ELSE FOR IN WHILE BREAK SWAP PRINT TIMER WRITE TO FUNCTION RETURN IMPORT
 %token <type> TYPE
 %token <text> INTLIT FLOATLIT IDENT STRING
 %token DOTDOT ".." EQ "==" NE "!=" LE "<=" GE ">=" ANDAND "&&" OROR "||"
@@ -85,6 +85,7 @@ decl
                                    $$->a = named(ctx, N_NAME, $6, @6); $$->b = $8; }
   | kernel_decl
   | func_decl
+  | IMPORT STRING ';'            { $$ = NEW(N_IMPORT, @$); $$->name = $2; $$->name_span = @2; }
   | MAIN block                   { $$ = NEW(N_MAIN, @1); $$->a = $2; }
   | error ';'                    { $$ = NULL; }
   | error '}'                    { $$ = NULL; }
@@ -421,7 +422,7 @@ static int yylex(YYSTYPE *lval, Span *lloc, ParseCtx *ctx)
 {
   int tok = lex_lex(lval, lloc, ctx->scanner);
   if (tok == 0)
-    lloc->lo = lloc->hi = ctx->src->len;
+    lloc->lo = lloc->hi = ctx->src->base + ctx->src->len;
   ctx->prev = ctx->cur;
   ctx->cur = *lloc;
   return tok;
@@ -470,7 +471,7 @@ static const char *token_text(yysymbol_kind_t sym)
     { YYSYMBOL_ELSE, "'else'" }, { YYSYMBOL_FOR, "'for'" }, { YYSYMBOL_IN, "'in'" },
     { YYSYMBOL_WHILE, "'while'" }, { YYSYMBOL_BREAK, "'break'" }, { YYSYMBOL_SWAP, "'swap'" },
     { YYSYMBOL_PRINT, "'print'" }, { YYSYMBOL_TIMER, "'timer'" }, { YYSYMBOL_WRITE, "'write'" },
-    { YYSYMBOL_FUNCTION, "'func'" }, { YYSYMBOL_RETURN, "'return'" },
+    { YYSYMBOL_FUNCTION, "'func'" }, { YYSYMBOL_RETURN, "'return'" }, { YYSYMBOL_IMPORT, "'import'" },
     { YYSYMBOL_TO, "'to'" },
   };
   for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++)
@@ -556,7 +557,7 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, ParseCtx *ctx)
 
 int parse_program(Arena *arena, Diag *diag, const Source *src, Program *prog)
 {
-  ParseCtx ctx = { .arena = arena, .diag = diag, .prog = prog, .src = src };
+  ParseCtx ctx = { .arena = arena, .diag = diag, .prog = prog, .src = src, .offset = src->base };
   yyscan_t scanner;
   if (lex_lex_init_extra(&ctx, &scanner))
     fatal("cannot initialise the lexer");
@@ -567,6 +568,6 @@ int parse_program(Arena *arena, Diag *diag, const Source *src, Program *prog)
   lex_lex_destroy(scanner);
   vec_free(&ctx.brackets);
   if (rc != 0 && diag->nerrors == before)
-    diag_error(diag, (Span){ src->len, src->len }, "cannot parse the program");
+    diag_error(diag, (Span){ src->base + src->len, src->base + src->len }, "cannot parse the program");
   return diag->nerrors - before;
 }
