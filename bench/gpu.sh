@@ -103,6 +103,8 @@ images|tests/lit/run/images.stn||u:double v:float|file:gray.png;file:rows.png;fi
 asymmetric|tests/lit/run/asymmetric.stn|--N=12 --M=9 --K=17 --T=3|u:double v:double|rel:sum ::1e-12
 semantics|tests/lit/run/semantics.stn||a:double b:double m:int|rel:old:0;rel:div:0;rel:names:0
 recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=5|u:float v:float a:float b:float|rel:first ::1e-9;rel:second ::1e-9
+grayscott|examples/grayscott.stn|--N=64 --STEPS=300|u:double v:double|rel:Total u ::1e-9;rel:Total v ::1e-9;rel:Peak v ::1e-9
+funclap|tests/lit/func/Inputs/lap.stn||a:double b:double d:double|abs:lap(lap(u)) against the 13 points in its order::0;abs:lap(u)[1, -1] against lap at (1, -1)::0;rel:sum::1e-9||zero
 CASES
 }
 
