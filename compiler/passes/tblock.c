@@ -357,8 +357,12 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * edges; 4 columns per lane for up to 3 steps, 2 beyond, 1 for
      * several pairs (lbm_d2q9's nine). */
     t->cuda = o->tb_shfl ? TB_SHFL : TB_STRIP;
+    int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
     if (t->cuda == TB_SHFL)
       t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
+    else if (rmax >= 2 && t->steps == 4 && t->npairs == 1 && !pairs_double(p, t))
+      t->vec = 2; /* two columns per thread at a reach of 2 and more, 4 steps: 1.10-1.48x one column on the
+                   * H100 (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of AN5D's suite) */
     else
       t->vec = 1;
     if (o->tb_vec)
