@@ -1151,6 +1151,27 @@ static void progress_end(Printer *pr, int depth)
   buf_puts(pr->b, "stn_progress_end();\n");
 }
 
+/* A write's call: the field to `path` (a C expression), an image with
+ * its scale (NAN: from the data) and colours. */
+static void print_write_call(Printer *pr, const IrStmt *s, const char *path)
+{
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  if (s->expr < 0 && !s->colormap) {
+    buf_printf(b, "%s(&%s_, %s);\n", pr->target->field_write, p->fields.data[s->field].name, path);
+    return;
+  }
+  buf_printf(b, "%s(&%s_, %s, ", pr->target->field_write_image, p->fields.data[s->field].name, path);
+  if (s->expr >= 0) {
+    host_expr(pr, s->expr);
+    buf_puts(b, ", ");
+    host_expr(pr, s->expr2);
+  } else {
+    buf_puts(b, "NAN, NAN");
+  }
+  buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
+}
+
 static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
 {
   const IrProgram *p = pr->p;
@@ -1378,19 +1399,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       indent(b, depth + 1);
       buf_puts(b, "const int stn_errors_ = stn_write_errors();\n");
       indent(b, depth + 1);
-      if (s->expr < 0 && !s->colormap) {
-        buf_printf(b, "%s(&%s_, stn_path_);\n", pr->target->field_write, p->fields.data[s->field].name);
-      } else {
-        buf_printf(b, "%s(&%s_, stn_path_, ", pr->target->field_write_image, p->fields.data[s->field].name);
-        if (s->expr >= 0) {
-          host_expr(pr, s->expr);
-          buf_puts(b, ", ");
-          host_expr(pr, s->expr2);
-        } else {
-          buf_puts(b, "NAN, NAN");
-        }
-        buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
-      }
+      print_write_call(pr, s, "stn_path_");
       indent(b, depth + 1);
       buf_printf(b, "if (stn_write_errors() == stn_errors_)\n");
       indent(b, depth + 2);
@@ -1404,20 +1413,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       buf_puts(b, "}\n");
       return;
     }
-    if (s->expr < 0 && !s->colormap) {
-      buf_printf(b, "%s(&%s_, \"%s\");\n", pr->target->field_write, p->fields.data[s->field].name, s->path);
-      return;
-    }
-    /* An image with its scale (NAN: from the data) and colours. */
-    buf_printf(b, "%s(&%s_, \"%s\", ", pr->target->field_write_image, p->fields.data[s->field].name, s->path);
-    if (s->expr >= 0) {
-      host_expr(pr, s->expr);
-      buf_puts(b, ", ");
-      host_expr(pr, s->expr2);
-    } else {
-      buf_puts(b, "NAN, NAN");
-    }
-    buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
+    print_write_call(pr, s, arena_printf(p->arena, "\"%s\"", s->path));
     return;
   }
 }

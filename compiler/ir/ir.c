@@ -304,6 +304,18 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
 
 static void print_block(FILE *out, const IrProgram *p, const IrBlock *b, int depth);
 
+/* A read's or an image write's scale(lo, hi). */
+static void print_scale(FILE *out, const IrProgram *p, const IrStmt *s)
+{
+  if (s->expr < 0)
+    return;
+  fprintf(out, " scale(");
+  print_host_expr(out, p, s->expr);
+  fprintf(out, ", ");
+  print_host_expr(out, p, s->expr2);
+  fprintf(out, ")");
+}
+
 static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth)
 {
   fprintf(out, "%*s", depth * 2, "");
@@ -393,13 +405,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
       print_host_expr(out, p, s->expr3);
       fprintf(out, ")");
     }
-    if (s->expr >= 0) {
-      fprintf(out, " scale(");
-      print_host_expr(out, p, s->expr);
-      fprintf(out, ", ");
-      print_host_expr(out, p, s->expr2);
-      fprintf(out, ")");
-    }
+    print_scale(out, p, s);
     if (s->allow_nonfinite)
       fprintf(out, " nonfinite(allow)");
     fprintf(out, "\n");
@@ -417,13 +423,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
       print_host_expr(out, p, s->expr3);
       fprintf(out, ")");
     }
-    if (s->expr >= 0) {
-      fprintf(out, " scale(");
-      print_host_expr(out, p, s->expr);
-      fprintf(out, ", ");
-      print_host_expr(out, p, s->expr2);
-      fprintf(out, ")");
-    }
+    print_scale(out, p, s);
     if (s->colormap)
       fprintf(out, " colormap(%s)", s->colormap);
     fprintf(out, "\n");

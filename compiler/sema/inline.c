@@ -221,27 +221,8 @@ static Node *subst(X *x, const Node *e, Env *env)
       return access(x, b->expr, add_offsets(x, offs, env->offs, e->span, env->inl), e, env->inl);
     }
   }
-  if (e->kind == N_CALL && find_func(x, e->name)) {
-    /* a call in the body: field arguments stay fields (moved with this
-     * application), the rest are values */
-    Node *g = find_func(x, e->name);
-    Node *c = copy(x, e);
-    c->inl = env->inl;
-    for (int i = 0; i < e->list.len; i++) {
-      const Node *a = e->list.data[i];
-      int field = i < g->list2.len && g->list2.data[i]->ival;
-      Bind *b = a->kind == N_NAME ? bound(env, a->name) : NULL;
-      if (field && b && b->field)
-        vec_push(&c->list, shift(x, b->expr, env->offs, env->inl));
-      else if (field && a->kind == N_CALL && find_func(x, a->name))
-        vec_push(&c->list, subst_app(x, a, env));
-      else
-        vec_push(&c->list, subst(x, a, env));
-    }
-    for (int i = 0; i < e->list2.len; i++)
-      vec_push(&c->list2, subst(x, e->list2.data[i], env));
-    return expand_call(x, c);
-  }
+  if (e->kind == N_CALL && find_func(x, e->name)) /* a call in the body: its field arguments stay fields */
+    return expand_call(x, subst_app(x, e, env));
   Node *c = copy(x, e);
   c->inl = env->inl;
   c->a = subst(x, e->a, env);
