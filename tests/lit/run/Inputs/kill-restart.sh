@@ -15,7 +15,7 @@ setsid bash -c "$run --checkpoint=ck --checkpoint-every=$every > /dev/null 2>&1"
 pid=$!
 for _ in $(seq 1 2000); do [ -f ck ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.01; done
 [ -f ck ] || { echo "FAIL: no checkpoint was written"; exit 1; }
-sleep "0.$(( RANDOM % 30 ))"
+sleep "$(printf '0.%02d' $(( RANDOM % 30 )))"
 kill -0 $pid 2>/dev/null || { echo "FAIL: the run ended before it was killed (make it longer)"; exit 1; }
 # SIGKILL to the whole tree (mpirun's ranks have process groups of their own)
 tree() { local c; for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do tree "$c"; done; echo "$1"; }
