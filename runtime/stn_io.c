@@ -250,6 +250,24 @@ static void check_shape(const source *s, const box *b, const stn_field *f, const
   }
 }
 
+/* The first value of box b that does not fit an int field, or the first
+ * of nans non-finite ones where the read does not allow them: an error. */
+static void values_fail(const char *path, const stn_field *f, const box *b, const stn_read_opts *o, long first_fit,
+                        long first_nan, long nans)
+{
+  char at[96];
+  if (first_fit >= 0) {
+    index_text(at, sizeof at, b->rank, b->lo, b->n, first_fit);
+    stn_fatal("%s: the value at %s does not fit in int field '%s' (a fraction, or out of range)", path, at, f->name);
+  }
+  if (first_nan >= 0 && !(o && o->allow_nonfinite)) {
+    index_text(at, sizeof at, b->rank, b->lo, b->n, first_nan);
+    stn_fatal("%s: %ld value%s of field '%s' %s not finite (the first at %s); the program does not allow NaN or inf "
+              "in it (`read ... nonfinite(allow)` would)", path, nans, nans == 1 ? "" : "s", f->name,
+              nans == 1 ? "is" : "are", at);
+  }
+}
+
 /* Reads box b of source s (element offset comp_base) into dense (f's
  * type, C order), checking values. */
 static void read_box(FILE *fp, const source *s, const box *b, long comp, const stn_field *f,
@@ -294,18 +312,7 @@ static void read_box(FILE *fp, const source *s, const box *b, long comp, const s
       first_fit = r * row + bf;
   }
   free(raw);
-  char at[96];
-  if (first_fit >= 0) {
-    index_text(at, sizeof at, b->rank, b->lo, b->n, first_fit);
-    stn_fatal("%s: the value at %s does not fit in int field '%s' (a fraction, or out of range)", s->path, at,
-              f->name);
-  }
-  if (first_nan >= 0 && !(o && o->allow_nonfinite)) {
-    index_text(at, sizeof at, b->rank, b->lo, b->n, first_nan);
-    stn_fatal("%s: %ld value%s of field '%s' %s not finite (the first at %s); the program does not allow NaN or inf "
-              "in it (`read ... nonfinite(allow)` would)", s->path, nans, nans == 1 ? "" : "s", f->name,
-              nans == 1 ? "is" : "are", at);
-  }
+  values_fail(s->path, f, b, o, first_fit, first_nan, nans);
 }
 
 static void check_size(const source *s, const box *b, const stn_field *f, const stn_read_opts *o)
@@ -694,20 +701,10 @@ static void read_h5(const stn_field *f, const char *path, const stn_read_opts *o
   source t = { .path = path, .e = E_F8, .es = 8 };
   long bad_nan = -1, bad_fit = -1;
   convert(&t, (const unsigned char *)tmp, pts, f->type, dense, &bad_nan, &bad_fit);
-  char at[96];
-  if (bad_fit >= 0) {
-    index_text(at, sizeof at, b.rank, b.lo, b.n, bad_fit);
-    stn_fatal("%s: the value at %s does not fit in int field '%s' (a fraction, or out of range)", path, at, f->name);
-  }
-  if (bad_nan >= 0 && !(o && o->allow_nonfinite)) {
-    long nans = 0;
-    for (long x = 0; x < pts; x++)
-      nans += !isfinite(tmp[x]);
-    index_text(at, sizeof at, b.rank, b.lo, b.n, bad_nan);
-    stn_fatal("%s: %ld value%s of field '%s' %s not finite (the first at %s); the program does not allow NaN or inf "
-              "in it (`read ... nonfinite(allow)` would)", path, nans, nans == 1 ? "" : "s", f->name,
-              nans == 1 ? "is" : "are", at);
-  }
+  long nans = 0;
+  for (long x = 0; bad_nan >= 0 && x < pts; x++)
+    nans += !isfinite(tmp[x]);
+  values_fail(path, f, &b, o, bad_fit, bad_nan, nans);
   free(tmp);
   H5Sclose(mem), H5Tclose(dtype), H5Sclose(space), H5Dclose(ds), H5Fclose(file);
 }

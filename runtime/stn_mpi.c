@@ -741,21 +741,30 @@ double stn_mpi_xsum(stn_xsum *x)
 
 /* ---- output -------------------------------------------------------------- */
 
+/* This rank's points of f, dense in host memory (malloc'd; *points: how many). */
+static char *local_points(const stn_field *f, size_t *points)
+{
+  size_t mine = 1;
+  for (int d = 0; d < f->grid->rank; d++)
+    mine *= (size_t)f->grid->n[d];
+  char *dense = malloc(mine * stn_type_size(f->type) + 1);
+  if (!dense)
+    stn_fatal("cannot allocate %zu bytes for field '%s''s points", mine * stn_type_size(f->type), f->name);
+  if (stn_mpi_host_copy)
+    stn_mpi_host_copy(f, dense);
+  else
+    stn_field_get(f, dense);
+  *points = mine;
+  return dense;
+}
+
 /* The whole field on rank 0 (a field on a grid without halo), NULL elsewhere. */
 static stn_field *gather(const stn_field *f)
 {
   const stn_grid *g = f->grid;
   decomp *dc = decomp_of(g);
-  size_t es = stn_type_size(f->type), mine = 1;
-  for (int d = 0; d < g->rank; d++)
-    mine *= (size_t)g->n[d];
-  char *dense = malloc(mine * es + 1);
-  if (!dense)
-    stn_fatal("cannot allocate %zu bytes to gather field '%s'", mine * es, f->name);
-  if (stn_mpi_host_copy)
-    stn_mpi_host_copy(f, dense);
-  else
-    stn_field_get(f, dense);
+  size_t es = stn_type_size(f->type), mine;
+  char *dense = local_points(f, &mine);
   long box[2 * STN_MAX_RANK];
   for (int d = 0; d < STN_MAX_RANK; d++) {
     box[d] = d < g->rank ? g->global_lo[d] : 0;
@@ -864,16 +873,8 @@ void stn_mpi_field_write(const stn_field *f, const char *path)
   size_t len = strlen(path);
   if (stn_h5_fapl && len > 3 && strcmp(path + len - 3, ".h5") == 0) {
     /* one file from every rank: each writes its own part */
-    size_t bytes = stn_type_size(f->type);
-    for (int d = 0; d < f->grid->rank; d++)
-      bytes *= (size_t)f->grid->n[d];
-    void *dense = malloc(bytes + 1);
-    if (!dense)
-      stn_fatal("out of memory writing field '%s'", f->name);
-    if (stn_mpi_host_copy)
-      stn_mpi_host_copy(f, dense);
-    else
-      stn_field_get(f, dense);
+    size_t points;
+    char *dense = local_points(f, &points);
     const char *why = "";
     if (!stn_h5_write_part(f, path, dense, &why) && world_rank == 0)
       fprintf(stderr, "error: cannot write field '%s' to '%s': %s\n", f->name, path, why);
