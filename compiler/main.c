@@ -193,6 +193,7 @@ static const OptDef optdefs[] = {
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
+  { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves" },
   { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
                          "are exchanged before the kernels that read them (docs/mpi.md); --build uses mpicc" },
   { "--ranks", VALUE, "PxQxR", "--mpi --report: the decomposition to show (default: MPI_Dims_create of 4 ranks); the "
@@ -471,6 +472,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;
     else if (streq(n, "-fstream-pipeline")) o->pass.stream_pipeline = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
+    else if (streq(n, "-fno-tb-partial-sums")) o->pass.no_tb_psum = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }

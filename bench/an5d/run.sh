@@ -25,7 +25,8 @@
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
-#          its schedules instead of the usual ones (':' joins flags)
+#          its schedules instead of the usual ones (':' joins flags);
+#          AN5D_SWEEP_FLAGS2, AN5D_SWEEP_FLAGS3: the same for 2-D or 3-D only
 #          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
 #          the sweep's (default the same); AN5D_BUILD_LIMIT=S seconds a
 #          build may take (default 240); OUT=dir for logs
@@ -70,7 +71,10 @@ configs_of() {
 # stencilc's schedules for the sweep
 sweep_of() {
   if [ -n "${AN5D_SWEEP_FLAGS:-}" ]; then echo "$AN5D_SWEEP_FLAGS"; return; fi
-  if [ "$(dims_of "$1")" = 3 ]; then
+  local d; d=$(dims_of "$1")
+  if [ "$d" = 3 ] && [ -n "${AN5D_SWEEP_FLAGS3:-}" ]; then echo "$AN5D_SWEEP_FLAGS3"; return; fi
+  if [ "$d" = 2 ] && [ -n "${AN5D_SWEEP_FLAGS2:-}" ]; then echo "$AN5D_SWEEP_FLAGS2"; return; fi
+  if [ "$d" = 3 ]; then
     echo "--tb=auto --tb=1 --tb=2 --tb=3 --tb=4 --tb=5 --tb=6 --tb=2:--block=32x16 --tb=3:--block=32x16 --tb=4:--block=64x16"
   else
     echo "--tb=auto --tb=1 --tb=2 --tb=4 --tb=6 --tb=8 --tb=4:--tb-vec=2 --tb=8:--tb-vec=2 --tb=8:--block=256"

@@ -15,6 +15,7 @@
  * (inside the region). */
 #include "backend/cg.h"
 #include "backend/cg_cuda.h"
+#include <limits.h>
 #include <stdlib.h>
 
 /* The step being printed: loads of cur fields read step t - 1's ring
@@ -22,6 +23,7 @@
 typedef struct TbCuda {
   const IrTb *tb;
   int t, ph, v, ns;
+  int psum;           /* printing partial sums (IrTb.psum): every load reads the newest row of step t - 1 */
   const char *xneed;  /* TB_STRIP: IrTb.xneed; NULL otherwise */
   int nx;             /* TB_STRIP: IrTb.nx; when NX == NS the slot of iteration it_ is the phase (constant), else
                        * the run-time ws_ */
@@ -59,6 +61,8 @@ static int floor_div(int a, int m) { return a >= 0 ? a / m : -((-a + m - 1) / m)
 static void neighbour_source(const TbCuda *c, int di, int dj, int *slot, int *vv, int *L)
 {
   int V = c->tb->vec;
+  if (c->psum)
+    di = c->tb->reach[0];
   *slot = pos_mod(c->ph + di - c->t * lag(c->tb), c->ns);
   *L = floor_div(c->v + dj, V);
   *vv = pos_mod(c->v + dj, V);
@@ -76,7 +80,7 @@ static void shfl_name(Buf *b, int q, int slot, int vv, int L)
 static void reg_load_3d(Printer *pr, const TbCuda *c, int q, const IrNode *n)
 {
   const IrProgram *p = pr->p;
-  int V = c->tb->vec, RY = c->tb->rows, di = n->off[0], LAG = lag(c->tb);
+  int V = c->tb->vec, RY = c->tb->rows, di = c->psum ? c->tb->reach[0] : n->off[0], LAG = lag(c->tb);
   int yy = c->v / V + n->off[1], vv = c->v % V + n->off[2];
   if (yy >= 0 && yy < RY && vv >= 0 && vv < V) {
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, pos_mod(c->ph + di - c->t * LAG, c->ns), yy * V + vv);
@@ -246,7 +250,12 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     print_effect_head(pr, ef, 7 - x);
     if (ef->kind == EFF_STORE) {
       buf_printf(b, "v%d_ = ", ir_tb_pair_of_next(tb, ef->ref));
+      char *chain = tb->psum >= 0 ? pr->names[tb->psum] : NULL; /* partial sums: the row's, complete */
+      if (tb->psum >= 0)
+        pr->names[tb->psum] = arena_printf(p->arena, "a0_[%d][%d][%d]", t - 1, out_slot, v);
       print_expr(pr, ef->val, P_TOP, 0);
+      if (tb->psum >= 0)
+        pr->names[tb->psum] = chain;
       buf_puts(b, ";\n");
       continue;
     }
@@ -286,6 +295,131 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_puts(b, "          }\n");
 }
 
+/* 2-D kernels: the neighbours' columns step t reads, by shuffle (TB_SHFL)
+ * or from the rows they wrote to shared memory (TB_STRIP), each once:
+ * const sh<pair>_<slot>_<column>_<lane>_. */
+static void print_preloads(Buf *b, const IrProgram *p, const IrTb *tb, TbCuda *hook, int t, int ph, int LAG)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  int V = tb->vec, r = k->rank, R0 = tb->reach[0];
+  hook->t = t;
+  hook->ph = ph;
+  Vec(int) seen = { 0 };
+  for (int v = 0; v < V && r == 2; v++) {
+    hook->v = v;
+    for (int n = 0; n < k->nodes.len; n++) {
+      const IrNode *nd = &k->nodes.data[n];
+      int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
+      if (q < 0)
+        continue;
+      int slot, vv, L;
+      neighbour_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
+      if (L == 0)
+        continue;
+      int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
+      for (int x = 0; x < seen.len && !dup; x++)
+        dup = seen.data[x] == key;
+      if (dup)
+        continue;
+      vec_push(&seen, key);
+      buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
+      shfl_name(b, q, slot, vv, L);
+      int di = hook->psum ? R0 : nd->off[0], col = L * V + vv;
+      if (hook->xneed && hook->nx == hook->ns) /* from the row the thread L away wrote to shared memory */
+        buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1,
+                   pos_mod(ph - (LAG - di), hook->nx), col < 0 ? '-' : '+', abs(col));
+      else if (hook->xneed)
+        buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1, di < 0 ? 'm' : 'p',
+                   abs(di), col < 0 ? '-' : '+', abs(col));
+      else
+        buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot,
+                   vv, abs(L));
+    }
+  }
+  vec_free(&seen);
+}
+
+/* Partial sums (IrTb.psum): the terms of the chain, in the source's order,
+ * and the operator before each (0 for the first). */
+static int psum_terms(const IrKernel *k, int root, int *term, Op *op, int most)
+{
+  int n = 0, x = root;
+  for (;;) {
+    const IrNode *nd = &k->nodes.data[x];
+    int spine = (nd->op == OP_ADD || nd->op == OP_SUB) && (x == root || !(nd->name || nd->uses > 1));
+    if (n == most)
+      ice("partial sums: a chain of more than %d terms", most);
+    term[n] = spine ? nd->arg[1] : x;
+    op[n++] = spine ? nd->op : (Op)0;
+    if (!spine)
+      break;
+    x = nd->arg[0];
+  }
+  for (int i = 0; i < n / 2; i++) { /* last term first -> first term first */
+    int tt = term[i];
+    Op to = op[i];
+    term[i] = term[n - 1 - i], op[i] = op[n - 1 - i];
+    term[n - 1 - i] = tt, op[n - 1 - i] = to;
+  }
+  return n;
+}
+
+/* The row offset of the loads in term id, or INT_MIN if it has none. */
+static int term_row(const IrKernel *k, const IrTb *tb, int id)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->op == OP_LOAD && ir_tb_pair_of_cur(tb, n->ref) >= 0)
+    return n->off[0];
+  for (int a = 0; a < op_info[n->op].nargs; a++) {
+    int r = term_row(k, tb, n->arg[a]);
+    if (r != INT_MIN)
+      return r;
+  }
+  return INT_MIN;
+}
+
+/* Partial sums, step t, point v: row q_ + r of step t - 1 arrived (the
+ * newest), and the terms that read row q_ + r at offset d add to the sum of
+ * row q_ + r - d, a<pair>_[t - 1][its slot][v]: the first offset's terms
+ * start it, the last offset's (d = r) complete row q_'s, in the order the
+ * source adds them. */
+static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  TbCuda *hook = (TbCuda *)pr->hook;
+  int term[512], R0 = tb->reach[0], LAG = lag(tb), NS = tb->ring;
+  Op op[512];
+  int n = psum_terms(k, tb->psum, term, op, 512), row = INT_MIN;
+  for (int i = 0; i < n && row == INT_MIN; i++)
+    row = term_row(k, tb, term[i]);
+  hook->t = t;
+  hook->ph = ph;
+  hook->v = v;
+  hook->psum = 1;
+  pr->last_line = 0;
+  line_comment(pr, k->nodes.data[tb->psum].span, 5);
+  for (int i = 0; i < n;) {
+    int d = term_row(k, tb, term[i]);
+    row = d == INT_MIN ? row : d;
+    const char *acc = arena_printf(p->arena, "a0_[%d][%d][%d]", t - 1, pos_mod(ph - t * LAG + R0 - row, NS), v);
+    buf_printf(b, "          %s = ", acc);
+    if (i > 0)
+      buf_printf(b, "%s ", acc);
+    for (; i < n; i++) {
+      d = term_row(k, tb, term[i]);
+      if (d != INT_MIN && d != row)
+        break;
+      if (op[i])
+        buf_printf(b, "%s ", op[i] == OP_ADD ? "+" : "-");
+      print_expr(pr, term[i], P_ADD, op[i] != 0);
+      if (i + 1 < n && !(term_row(k, tb, term[i + 1]) != INT_MIN && term_row(k, tb, term[i + 1]) != row))
+        buf_puts(b, " ");
+    }
+    buf_printf(b, ";  /* row q_ + %d of step %d: part of row q_ + %d */\n", R0, t - 1, R0 - row);
+  }
+  hook->psum = 0;
+}
+
 /* 2-D kernels: steps T..1 of one iteration (phase ph). fast: every step has
  * its row, inside the region, and all this lane's columns are in it. */
 static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
@@ -297,6 +431,16 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   TbCuda *hook = (TbCuda *)pr->hook;
   int T = tb->steps, R0 = tb->reach[0], V = tb->vec, r = k->rank, C = V * tb->rows;
   for (int t = T; t >= 1; t--) {
+    if (tb->psum >= 0) { /* every iteration: its sums serve rows up to 2r ahead of the step's row */
+      buf_printf(b, "        { /* step %d: row s_ - %d of step %d into the partial sums of rows s_ - %d .. s_ - %d */\n",
+                 t, t * LAG - R0, t - 1, t * LAG, t * LAG - 2 * R0);
+      hook->psum = 1;
+      print_preloads(b, p, tb, hook, t, ph, LAG);
+      hook->psum = 0;
+      for (int v = 0; v < C; v++)
+        print_psum_point(b, p, tb, pr, t, ph, v);
+      buf_puts(b, "        }\n");
+    }
     hook->t = t;
     hook->ph = ph;
     if (fast)
@@ -311,41 +455,8 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
       print_allocated(b, g, gname, 0, "i");
       buf_puts(b, ", pr_ = i >= (I)i_lo_ && i < (I)i_hi_;\n");
     }
-    /* The neighbours' columns this step reads: by shuffle (TB_SHFL), or
-     * from the rows they wrote to shared memory (TB_STRIP). */
-    Vec(int) seen = { 0 };
-    for (int v = 0; v < V && r == 2; v++) {
-      hook->v = v;
-      for (int n = 0; n < k->nodes.len; n++) {
-        const IrNode *nd = &k->nodes.data[n];
-        int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(tb, nd->ref) : -1;
-        if (q < 0)
-          continue;
-        int slot, vv, L;
-        neighbour_source(hook, nd->off[0], nd->off[1], &slot, &vv, &L);
-        if (L == 0)
-          continue;
-        int key = ((q * 16 + slot) * 16 + vv) * 64 + (L + 32), dup = 0;
-        for (int x = 0; x < seen.len && !dup; x++)
-          dup = seen.data[x] == key;
-        if (dup)
-          continue;
-        vec_push(&seen, key);
-        buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
-        shfl_name(b, q, slot, vv, L);
-        int di = nd->off[0], col = L * V + vv;
-        if (hook->xneed && hook->nx == hook->ns) /* from the row the thread L away wrote to shared memory */
-          buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1,
-                     pos_mod(ph - (LAG - di), hook->nx), col < 0 ? '-' : '+', abs(col));
-        else if (hook->xneed)
-          buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1, di < 0 ? 'm' : 'p',
-                     abs(di), col < 0 ? '-' : '+', abs(col));
-        else
-          buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot,
-                     vv, abs(L));
-      }
-    }
-    vec_free(&seen);
+    if (tb->psum < 0)
+      print_preloads(b, p, tb, hook, t, ph, LAG);
     int out_slot = pos_mod(ph - t * LAG, NS);
     if (t == T)
       for (int q = 0; q < tb->npairs; q++)
@@ -545,6 +656,9 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[NS_][V_];  /* %s: every step's last rows; the next rows of step 0 */\n",
                  ty, q, q, p->fields.data[tb->cur[q]].label);
   }
+  if (tb->psum >= 0)
+    buf_printf(b, "  %s a0_[T_][NS_][%s];  /* partial sums: step t + 1's rows, as the rows of step t arrive */\n",
+               ctype(k->nodes.data[tb->psum].ty), r == 3 ? "C_" : "V_");
   int vec_bytes = 0; /* a lane's columns of every pair as 16-byte loads */
   if (r == 2 && !g->periodic[1]) {
     vec_bytes = 1;
@@ -798,7 +912,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   char *skip = xrealloc(NULL, (size_t)p->fields.len + 1);
   for (int f = 0; f < p->fields.len; f++)
     skip[f] = ir_tb_pair_of_cur(tb, f) >= 0;
-  TbCuda hook = { tb, 1, 0, 0, NS, NULL, 0 };
+  TbCuda hook = { .tb = tb, .t = 1, .ns = NS };
   Printer pr = { .b = b, .p = p, .k = k, .pool = &k->nodes, .names = dnames, .device = 1, .print_load = ring_load,
                  .hook = &hook, .wrap_skip = skip };
   const char *kx = index_name(r - 1);

@@ -229,6 +229,15 @@ typedef struct IrTb {
    * from registers, (t - 1)(r + 1) iterations later, instead of loading
    * it again (-fno-tb-reuse: none) */
   int nkeep, keep[MAX_TB_KEEP];
+  /* TB_STRIP, partial sums: the node of the store's value that is a chain
+   * t1 +- t2 +- ... of terms each reading cur at one offset along
+   * dimension 0, in the order of those offsets (the rest of the value
+   * reads no field); when row p of step t - 1 arrives, each term adds to
+   * the sum of the row it serves, p - offset, so a step reads the
+   * neighbours of one row, not of 2r + 1, from shared memory, in the
+   * order the source adds them (the same rounding); -1: none
+   * (-fno-tb-partial-sums, or not such a chain) */
+  int psum;
   /* C/OpenMP: the points of a tile per dimension (without its halo);
    * cpu_march (3-D): the tile marches along i, each step's last
    * march_ring = 2r + 1 planes in a ring, instead of computing each step

@@ -12,6 +12,7 @@ typedef struct PassOptions {
   int no_fold_zeros;             /* -fno-fold-zeros: keep float x*0, x+0, 0-x as written */
   int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
   int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
+  int no_tb_psum;                /* -fno-tb-partial-sums: CUDA strip temporal blocking sums every point at once */
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */
   int stream_pipeline;           /* -fstream-pipeline: CUDA stream kernels load plane i + 1's in-plane rows at plane i */
   int arch;                      /* --arch: CUDA compute capability x 10 (90 for sm_90) */
@@ -47,6 +48,9 @@ typedef struct Pass {
 /* passes/tbmodel.c: the GPU time model of a legal time loop's candidates
  * (T = 1..8), and a candidate's picoseconds per point and step at a
  * bandwidth */
+/* tblock.c: the node of K's store whose sum a TB_STRIP kernel can gather
+ * in partial sums as its rows arrive (IrTb.psum), or -1. */
+int tb_psum_chain(const IrKernel *k, const IrTb *t);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
 double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs);

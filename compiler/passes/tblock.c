@@ -22,6 +22,7 @@
  * chooses per target and rank (auto_steps). The default is no temporal
  * blocking. */
 #include "passes/passes.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -193,6 +194,107 @@ static int reads_diagonal(const IrKernel *k, const IrTb *tb)
   return 0;
 }
 
+/* Partial sums (IrTb.psum). A term of the chain: no field but cur at one
+ * offset `*row` along dimension 0 (INT_MIN: none yet), no index, and no value the
+ * printers would give a line of its own at the point (a local, or one used
+ * twice): the terms are printed whole where their row arrives. */
+static int psum_term(const IrKernel *k, const IrTb *t, int id, int *row)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->level >= 1 && (n->name || n->uses > 1) && n->op != OP_LOAD)
+    return 0;
+  switch (n->op) {
+  case OP_LOAD:
+    if (ir_tb_pair_of_cur(t, n->ref) < 0 || (*row != INT_MIN && *row != n->off[0]))
+      return 0;
+    *row = n->off[0];
+    return 1;
+  case OP_INDEX: /* (a value of an index alone gets a line of its own at its loop level) */
+  case OP_VAR:
+    return 0;
+  case OP_CONST: case OP_PARAM: case OP_ARG: case OP_EXTENT:
+    return 1;
+  default:
+    break;
+  }
+  for (int a = 0; a < op_info[n->op].nargs; a++)
+    if (!psum_term(k, t, n->arg[a], row))
+      return 0;
+  return 1;
+}
+
+static int reads_cur(const IrKernel *k, const IrTb *t, int id)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->op == OP_LOAD)
+    return ir_tb_pair_of_cur(t, n->ref) >= 0;
+  for (int a = 0; a < op_info[n->op].nargs; a++)
+    if (reads_cur(k, t, n->arg[a]))
+      return 1;
+  return 0;
+}
+
+int tb_psum_chain(const IrKernel *k, const IrTb *t)
+{
+  if (t->npairs != 1 || t->predicated || k->effects.len != 1 || k->effects.data[0].kind != EFF_STORE ||
+      k->effects.data[0].pred >= 0)
+    return -1;
+  /* It pays where a neighbouring plane is read off the thread's own
+   * column (a box): then each of those planes' points is read once, not
+   * once for every row it serves. */
+  int box = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    box |= n->op == OP_LOAD && n->off[0] != 0 && (n->off[1] != 0 || n->off[k->rank - 1] != 0);
+  }
+  if (!box)
+    return -1;
+  ir_count_uses((IrKernel *)k);
+  /* Down from the value to the chain: one operand reads cur, the others
+   * read no field (j3d27pt's (...) / 159). */
+  int id = k->effects.data[0].val;
+  for (;;) {
+    const IrNode *n = &k->nodes.data[id];
+    if (n->op == OP_ADD || n->op == OP_SUB)
+      break;
+    if (n->level >= 1 && (n->name || n->uses > 1))
+      return -1;
+    int down = -1, none = INT_MIN;
+    for (int a = 0; a < op_info[n->op].nargs; a++) {
+      if (!reads_cur(k, t, n->arg[a])) {
+        if (!psum_term(k, t, n->arg[a], &none))
+          return -1;
+        continue;
+      }
+      if (down >= 0)
+        return -1;
+      down = n->arg[a];
+    }
+    if (down < 0)
+      return -1;
+    id = down;
+  }
+  /* Along its left spine, from the last term back: rows never increase. */
+  int x = id, last = INT_MAX, rows = 0;
+  for (;;) {
+    const IrNode *n = &k->nodes.data[x];
+    int spine = (n->op == OP_ADD || n->op == OP_SUB) && (x == id || !(n->name || n->uses > 1));
+    int row = INT_MIN;
+    if (!psum_term(k, t, spine ? n->arg[1] : x, &row))
+      return -1;
+    if (row != INT_MIN) {
+      if (row > last)
+        return -1;
+      rows += row != last;
+      last = row;
+    }
+    if (!spine)
+      break;
+    x = n->arg[0];
+  }
+  return rows > 1 ? id : -1;
+}
+
 /* Does a pair hold doubles? */
 static int pairs_double(const IrProgram *p, const IrTb *tb)
 {
@@ -317,10 +419,11 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
     int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(t, nd->ref) : -1;
     if (q < 0 || (!nd->off[1] && !nd->off[k->rank - 1]))
       continue;
+    int d = t->psum >= 0 ? R0 : nd->off[0]; /* partial sums: every read is of the newest row */
     t->xneed[q] = 1;
-    t->xrows[nd->off[0] + R0] = 1;
-    if (nd->off[0] < dmin)
-      dmin = nd->off[0];
+    t->xrows[d + R0] = 1;
+    if (d < dmin)
+      dmin = d;
   }
   t->nx = R0 + 1 - dmin + 1 > t->ring ? R0 + 1 - dmin + 1 : t->ring;
   for (int q = 0; q < t->npairs; q++) {
@@ -529,7 +632,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
           t->prev_live |= t->predicated;
+          t->psum = o->target == TARGET_CUDA && !o->no_tb_psum ? tb_psum_chain(k, t) : -1;
           choose_shape(p, t, k, o);
+          if (t->cuda != TB_STRIP)
+            t->psum = -1;
           /* The general instance's loads and stores outside the region cost
            * a third of its speed (diffusion3d --tb=4: 353 against 554
            * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
@@ -593,6 +699,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           else
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
                                   steps, k->name, reach);
+          if (t->psum >= 0)
+            t->why = arena_printf(p->arena, "%s; partial sums: each arriving %s adds its part to the sums of the %d %s "
+                                  "it serves", t->why, k->rank == 3 ? "plane" : "row", 2 * t->reach[0] + 1,
+                                  k->rank == 3 ? "planes" : "rows");
           if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
             t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
                                   "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
