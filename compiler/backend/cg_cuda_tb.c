@@ -167,11 +167,11 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   const IrKernel *k = p->kernels.data[tb->kernel];
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
-  /* 3-D TB_STRIP: two blocks of 512 threads per SM, 64 registers each
-   * (diffusion3d --tb=4 at 97 registers, one block: 272 GCells/s; capped,
-   * 16 bytes spilled: 353; H100, 08:55 UTC) */
-  const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && threads >= 256
-                     ? arena_printf(p->arena, ", %d", 1024 / threads) : "";
+  /* 3-D TB_STRIP: IrTb.regs registers a thread; for floats 64, two blocks
+   * of 512 threads per SM (diffusion3d --tb=4 at 97 registers, one block:
+   * 272 GCells/s; capped, 16 bytes spilled: 353; H100, 08:55 UTC) */
+  int blocks = tb->regs ? 65536 / (threads * tb->regs) : 0;
+  const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && blocks >= 1 ? arena_printf(p->arena, ", %d", blocks) : "";
   buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s",
              tb->fast_instance ? ", bool F_" : "", threads, minb, k->name, cname(p, p->grids.data[k->grid].name));
   for (int f = 0; f < p->fields.len; f++) {

@@ -199,6 +199,8 @@ typedef struct IrTb {
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */
   int vec, warps;
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
+  int regs;                /* 3-D TB_STRIP: registers a thread may use (the launch bounds let 65536 / (threads x
+                            * regs) blocks share an SM; ptxas spills beyond) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
    * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
    * memory (the plane a step writes in an iteration is none the next step

@@ -503,6 +503,12 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       ty /= 2;
     }
     t->march = o->march ? o->march : 64;
+    /* Registers: 64 (two blocks of 512 threads an SM) for floats; doubles
+     * take two registers a value and spilled 400-1700 bytes a thread at 64
+     * (box3d1r.double --tb=2, 3), none at 128 (one block); --max-regs. */
+    size_t len;
+    const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
+    t->regs = rv ? atoi(rv) : pairs_double(p, t) ? 128 : 64;
     return;
   }
   t->cuda = TB_SMEM;
