@@ -118,6 +118,7 @@ typedef struct Options {
   const char *input, *output;
   const char *target, *emit, *dump_after, *cc, *cflags, *arch;
   int build, list_passes, verify, print_cflags, print_libs;
+  int fast_math;           /* -ffast-math: --build compiles with nvcc's --use_fast_math or cc's -ffast-math */
   const char *report;      /* "text" or "json", or NULL */
   double bandwidth;        /* --bandwidth, GB/s */
   int no_ptxas;
@@ -192,6 +193,7 @@ static const OptDef optdefs[] = {
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
+  { "-ffast-math", FLAG, NULL, "--build: compile with approximate maths (nvcc --use_fast_math: division, sqrt, exp and friends a few ulp off; C: -ffast-math); results then differ from the default build's in the last bits" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves" },
   { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
@@ -473,6 +475,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fstream-pipeline")) o->pass.stream_pipeline = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
     else if (streq(n, "-fno-tb-partial-sums")) o->pass.no_tb_psum = 1;
+    else if (streq(n, "-ffast-math")) o->fast_math = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
@@ -586,13 +589,19 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
     return 1;
   }
   Buf cmd = { 0 };
+  const char *flags = o->cflags ? o->cflags : "-O3";
+  static char fast[4200];
+  if (o->fast_math) {
+    snprintf(fast, sizeof fast, "%s --use_fast_math", flags);
+    flags = fast;
+  }
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
-             o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
+             flags, o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
   if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a */
     buf_free(&cmd);
     buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
                      "'%s/libstn.a' %s",
-               nvcc, mpicxx, o->cflags ? o->cflags : "-O3", o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
+               nvcc, mpicxx, flags, o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
                lib, lib, STN_MPI_LINK_LIBS);
   }
   int rc = system(cmd.s);
@@ -612,6 +621,11 @@ static int run_cc(const Options *o, const char *csrc, const char *exe)
       return 1;
   }
   const char *cflags = o->cflags ? o->cflags : DEFAULT_CFLAGS;
+  static char fast[4200];
+  if (o->fast_math) {
+    snprintf(fast, sizeof fast, "%s -ffast-math", cflags);
+    cflags = fast;
+  }
   const char *rt = runtime_include(), *lib = runtime_lib();
   Buf cmd = { 0 };
   buf_printf(&cmd, "%s %s%s -I'%s' -o '%s' '%s' %s%s%s'%s/libstn.a' %s -lm", cc, cflags,

@@ -348,14 +348,27 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
     }
     *why = "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 or of doubles ran slower than single steps "
            "(the registers of every step's planes and the recomputed halo; docs/benchmarks.md, the sweep of AN5D's suite)";
-    if (rmax > 1 || pairs_double(p, tb))
-      return 1;
+    /* Partial sums (tb_psum_chain) change the boxes: box3d1r 2 steps 304
+     * GCells/s (207 without), box3d1r.double 3 steps 197 at 128 registers
+     * (74 single), box3d2r 2 steps 83 (4.2 single); stars of reach 1 in
+     * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
+     * 2026-11-25 13:28-13:34). */
+    int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
+    if (rmax > 1)
+      return psum ? 2 : 1;
+    if (pairs_double(p, tb))
+      return psum ? 3 : reads_diagonal(k, tb) ? 1 : 4;
     return reads_diagonal(k, tb) ? 2 : 4;
   }
   if (o->target != TARGET_CUDA)
     return 8;
   if (tb->npairs > 2)
     return 6;
+  /* 2-D boxes with partial sums: about 9 / r steps, T x r points of halo
+   * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
+   * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
+  if (!o->no_tb_psum && tb_psum_chain(k, tb) >= 0)
+    return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
   return rmax > 1 ? 4 : 8;
 }
 
@@ -463,9 +476,10 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
     if (t->cuda == TB_SHFL)
       t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
-    else if (rmax >= 2 && t->steps == 4 && t->npairs == 1 && !pairs_double(p, t))
-      t->vec = 2; /* two columns per thread at a reach of 2 and more, 4 steps: 1.10-1.48x one column on the
-                   * H100 (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of AN5D's suite) */
+    else if (rmax >= 2 && (t->steps == 4 || (t->steps == 3 && t->psum >= 0 && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t))
+      t->vec = 2; /* two columns per thread at a reach of 2 and more, 4 steps (3 for a box): 1.10-1.48x one
+                   * column on the H100 (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of AN5D's
+                   * suite; box2d4r at 3 steps: 115 against 183) */
     else
       t->vec = 1;
     if (o->tb_vec)

@@ -65,6 +65,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
    * shared-memory words a computed point moves (fused passes) */
   int seen[64][MAX_RANK], nseen = 0, vec = k->rank == 2 ? (o->tb_vec ? o->tb_vec : 1) : 1;
   double smem = tb->npairs; /* each pair's newest value, written once */
+  int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
     if (n->op != OP_LOAD)
@@ -77,8 +78,16 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       seen[nseen][2] = n->off[2];
       nseen++;
     }
-    if (ir_tb_pair_of_cur(tb, n->ref) >= 0)
+    if (ir_tb_pair_of_cur(tb, n->ref) >= 0 && !psum)
       smem += 1.0 - owned(k, n->off, vec);
+  }
+  /* Partial sums: a step reads the newest row's or plane's neighbours
+   * once, whatever the rows they serve (IrTb.psum). */
+  for (int s = 0; s < nseen && psum; s++) {
+    int off[MAX_RANK] = { 0 };
+    off[1] = seen[s][1];
+    off[k->rank - 1] = seen[s][k->rank - 1];
+    smem += 1.0 - owned(k, off, vec);
   }
   int pair_bytes = tb->npairs * esz, other = k->bytes_read + k->bytes_written - 2 * pair_bytes;
   if (other < 0)
@@ -104,7 +113,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       own = w - 2 * h;
       for (int t = 1; t <= T; t++)
         computed += w - 2 * tb->reach[1] * t;
-      e->regs = (double)T * (2 * tb->reach[0] + 1) * vec * esz / 4 * tb->npairs;
+      e->regs = (double)T * (2 * tb->reach[0] + 1) * vec * esz / 4 * tb->npairs * (psum ? 2 : 1);
     } else {
       int x = o->block[0] ? o->block[0] : 32, y = o->block[1] ? o->block[1] : 32;
       area = (double)x * y;
@@ -113,7 +122,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
         own = 0;
       for (int t = 1; t <= T; t++)
         computed += (double)(x - 2 * tb->reach[2] * t) * (y - 2 * tb->reach[1] * t);
-      e->regs = (double)T * (2 * tb->reach[0] + 1) * 2 * esz / 4 * tb->npairs;
+      e->regs = (double)T * (2 * tb->reach[0] + 1) * 2 * esz / 4 * tb->npairs * (psum ? 2 : 1);
     }
     e->own = own > 0;
     if (!e->own)
