@@ -151,7 +151,8 @@ static const OptDef optdefs[] = {
   { "--march", VALUE, "N", "CUDA stream strategy and temporal blocking: rows or planes along dimension 0 per block "
                           "(default: chosen per kernel, see --report; temporally blocked kernels pick theirs at run time)" },
   { "--max-regs", VALUE, "R|K=R,...", "CUDA: at most R registers per thread (16 to 255) in each kernel, or K=R for kernel "
-                                     "K only: ptxas spills beyond R, and more threads fit an SM (single-step kernels; "
+                                     "K only: ptxas spills beyond R, and more threads fit an SM (single-step kernels and "
+                                     "3-D temporally blocked ones, default 64 for floats and 128 for doubles there; "
                                      "see --report's resources)" },
   { "--vec", VALUE, "V|K=V,...", "CUDA naive and stream strategies: points each thread computes along the contiguous "
                                 "dimension, read with vector loads (1, 2 or 4; K=V for kernel K only; default: chosen "

@@ -21,7 +21,8 @@
 #                      best: only the one bench/an5d/best.h100 names, the
 #                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
-#          AN5D_VERIFY=0  no verification; AN5D_SANITIZE=1  compute-sanitizer
+#          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3"
+#          the builds it verifies (default: default 1 2 ... 8); AN5D_SANITIZE=1  compute-sanitizer
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
@@ -50,6 +51,7 @@ TOP=${AN5D_TOP:-3}
 REPS=${AN5D_REPS:-3}
 STEPS=${AN5D_STEPS:-1000}
 SWEEP_STEPS=${AN5D_SWEEP_STEPS:-$STEPS}
+VSTEPS=${AN5D_VERIFY_STEPS:-default 1 2 3 4 5 6 7 8}
 [ "${AN5D_TABLE:-1}" = 0 ] || [ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
 [ -x build/stencilc ] || make all >/dev/null || exit 2
 dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
@@ -119,7 +121,7 @@ for c in $CASES; do
   echo "build/stencilc --target=cuda --report $src -o $B/$c.report > /dev/null 2>&1" > "$B/jobs/$c.report.sh"
   if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     echo "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $B/$c.cpu $src > $B/$c.cpu.log 2>&1" > "$B/jobs/$c.cpu.sh"
-    for t in default 1 2 3 4 5 6 7 8; do
+    for t in $VSTEPS; do
       fl=""; [ $t = default ] || fl="--tb=$t"
       echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$t $src > $B/$c.v$t.log 2>&1" > "$B/jobs/$c.v$t.sh"
     done
@@ -150,7 +152,7 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     # shellcheck disable=SC2086
     "$B/$c.cpu" $args --save=u="$B/$c.cpu.u" --save=un="$B/$c.cpu.un" > "$B/$c.cpu.out" 2>&1 || { say "  $c: CPU RUN FAILED"; fail=1; continue; }
     line="  $c:"
-    for t in default 1 2 3 4 5 6 7 8; do
+    for t in $VSTEPS; do
       exe=$B/$c.v$t
       [ -x "$exe" ] || { line="$line $t BUILD FAILED ($(grep -m1 -E 'error|note' "$exe.log"))"; fail=1; continue; }
       # shellcheck disable=SC2086

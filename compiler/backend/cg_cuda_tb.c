@@ -432,8 +432,9 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   int T = tb->steps, R0 = tb->reach[0], V = tb->vec, r = k->rank, C = V * tb->rows;
   for (int t = T; t >= 1; t--) {
     if (tb->psum >= 0) { /* every iteration: its sums serve rows up to 2r ahead of the step's row */
-      buf_printf(b, "        { /* step %d: row s_ - %d of step %d into the partial sums of rows s_ - %d .. s_ - %d */\n",
-                 t, t * LAG - R0, t - 1, t * LAG, t * LAG - 2 * R0);
+      int hi = t * LAG - 2 * R0; /* the last row served: s_ - hi */
+      buf_printf(b, "        { /* step %d: row s_ - %d of step %d into the partial sums of rows s_ - %d .. s_ %c %d */\n",
+                 t, t * LAG - R0, t - 1, t * LAG, hi < 0 ? '+' : '-', abs(hi));
       hook->psum = 1;
       print_preloads(b, p, tb, hook, t, ph, LAG);
       hook->psum = 0;

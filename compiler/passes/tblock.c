@@ -346,16 +346,18 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
              "the traffic (docs/benchmarks.md)";
       return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
     }
-    *why = "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 or of doubles ran slower than single steps "
-           "(the registers of every step's planes and the recomputed halo; docs/benchmarks.md, the sweep of AN5D's suite)";
+    *why = "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 (or of a double box without partial sums) "
+           "ran slower than single steps (the registers of every step's planes and the recomputed halo; "
+           "docs/benchmarks.md, the sweep of AN5D's suite)";
     /* Partial sums (tb_psum_chain) change the boxes: box3d1r 2 steps 304
      * GCells/s (207 without), box3d1r.double 3 steps 197 at 128 registers
-     * (74 single), box3d2r 2 steps 83 (4.2 single); stars of reach 1 in
+     * (74 single); stars of reach 1 in
      * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
      * 2026-11-25 13:28-13:34). */
     int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
-    if (rmax > 1)
-      return psum ? 2 : 1;
+    if (rmax > 1) /* box3d2r: 2 steps with partial sums ran 83 GCells/s, single steps 4.2 (their stream
+                   * kernel spills), but the GPU has not verified partial sums at a 3-D reach of 2 yet */
+      return 1;
     if (pairs_double(p, tb))
       return psum ? 3 : reads_diagonal(k, tb) ? 1 : 4;
     return reads_diagonal(k, tb) ? 2 : 4;
