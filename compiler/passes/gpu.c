@@ -35,6 +35,22 @@ static int fields_read(const IrProgram *p, const IrKernel *k)
   return n;
 }
 
+/* Kernels of more than 64 loads (3-D boxes of reach 2 and more: box3d2r
+ * reads 125 points) spill when a thread computes several points or a
+ * burst of planes: box3d2r's stream kernel, 4 points a thread in bursts
+ * of 2 planes, spilled 2.9 KB a thread and ran 4.2 GCells/s on the H100
+ * (docs/benchmarks.md 2026-11-25 13:34); ptxas (sm_90): 1.1 KB at one
+ * point in bursts, 0.4 KB at 4 points plane by plane, none (40
+ * registers) at one point plane by plane. Such kernels get one point a
+ * thread, plane by plane. */
+static int many_loads(const IrKernel *k)
+{
+  int loads = 0;
+  for (int i = 0; i < k->nodes.len; i++)
+    loads += k->nodes.data[i].op == OP_LOAD;
+  return loads > 64;
+}
+
 /* A stream kernel's burst (IrKernel.gpu_burst): its thread issues the
  * loads of all its M planes (the march), then computes them, so that the
  * later planes' loads need not wait for the earlier planes' stores. By
@@ -50,7 +66,8 @@ static void decide_burst(const IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   size_t blen;
   const char *bv = pass_option_for_kernel(o->burst, k->name, &blen);
-  int m = bv ? atoi(bv) : o->stream_pipeline || o->march || (k->rank == 3 && fields_read(p, k) > 1) ? 0 : 2;
+  int m = bv ? atoi(bv) : o->stream_pipeline || o->march || (k->rank == 3 && fields_read(p, k) > 1) || many_loads(k) ? 0
+                                                                                                            : 2;
   k->gpu_burst = k->gpu == GPU_STREAM && m > 1 ? m : 0;
 }
 
@@ -115,7 +132,7 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
     if (k->effects.data[e].kind == EFF_STORE && p->fields.data[k->effects.data[e].ref].ty == TY_DOUBLE)
       es = 8;
   if (!want)
-    want = k->rank == 3 && es == 4 ? 4 : 1;
+    want = k->rank == 3 && es == 4 && !many_loads(k) ? 4 : 1;
   while (want > 1 && (want * es > 16 || want - 1 + 2 * reach > 16))
     want /= 2;
   return want;
