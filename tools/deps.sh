@@ -39,6 +39,7 @@ if [ "${1:-build}" = test ]; then
   [ -f /usr/include/hdf5/serial/hdf5.h ] || missing="$missing libhdf5-dev"
   [ -f /usr/include/hdf5/openmpi/hdf5.h ] || missing="$missing libhdf5-openmpi-dev"
   /usr/bin/python3 -c 'import numpy, h5py' 2>/dev/null || missing="$missing python3-numpy python3-h5py"
+  /usr/bin/python3 -c 'import scipy.optimize' 2>/dev/null || missing="$missing python3-scipy"
   /usr/bin/python3 -c 'import paraview.simple' 2>/dev/null || missing="$missing python3-paraview"
 fi
 [ -z "$missing" ] && exit 0

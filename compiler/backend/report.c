@@ -166,7 +166,7 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
   }
   if (best >= 0 && m->c[best].steps != chosen)
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
-               "2026-11-25, which the model misses by a median of 13-19%% per row)\n", m->c[best].steps, chosen);
+               "2026-11-25; the model misses the measured rates by a median of 12%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
 }
 
 static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }
@@ -532,8 +532,10 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           fprintf(f, "%snull", c ? ", " : "");
         else
           fprintf(f, "%s{\"steps\": %d, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
-                     "\"registers\": %.1f}", c ? ", " : "", e->steps, tb_model_ps(e, o->bandwidth),
-                  tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs);
+                     "\"registers\": %.1f, \"features\": {\"bytes\": %.4f, \"shared_words\": %.4f, \"flops\": %.1f, "
+                     "\"special\": %.1f, \"neighbours\": %.1f}}", c ? ", " : "", e->steps, tb_model_ps(e, o->bandwidth),
+                  tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
+                  e->special, e->neighbours);
       }
       fprintf(f, "]");
     }

@@ -258,7 +258,13 @@ typedef struct IrTbCand {
   double bytes;            /* global memory bytes per point and step */
   double mem_eff;          /* the fraction of the copy bandwidth such a kernel reaches */
   double chip_ps;          /* on chip (shared memory, flops, registers): picoseconds per point and step */
-  double regs;             /* registers holding every step's planes or rows, per thread */
+  double regs;             /* registers holding every step's planes or rows, per thread (3-D: per 64 of the
+                            * kernel's register budget) */
+  /* what the terms are computed from (--report=json "features"; bench/an5d/fitmodel.py fits the constants) */
+  double smem;             /* fused: 4-byte shared-memory words per computed point */
+  double flops;            /* per point (a double's counted twice) */
+  double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice) */
+  double neighbours;       /* distinct neighbours off the marching axis (single steps), in 4-byte words */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 

@@ -453,6 +453,19 @@ static size_t smem_most(const PassOptions *o)
   return o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
 }
 
+/* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
+ * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
+ * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
+ * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
+ * AN5D's suite; box2d4r at 3 steps: 115 against 183); --tb-vec. */
+int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
+{
+  int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
+  if (o->tb_vec)
+    return o->tb_vec;
+  return rmax >= 2 && (steps == 4 || (steps == 3 && psum && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t) ? 2 : 1;
+}
+
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
  * (halo included: the T x reach points at each side are computed but not
  * written), and march along dimension 0. --block and --march override. */
@@ -475,17 +488,10 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * edges; 4 columns per lane for up to 3 steps, 2 beyond, 1 for
      * several pairs (lbm_d2q9's nine). */
     t->cuda = o->tb_shfl ? TB_SHFL : TB_STRIP;
-    int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
     if (t->cuda == TB_SHFL)
-      t->vec = t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
-    else if (rmax >= 2 && (t->steps == 4 || (t->steps == 3 && t->psum >= 0 && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t))
-      t->vec = 2; /* two columns per thread at a reach of 2 and more, 4 steps (3 for a box): 1.10-1.48x one
-                   * column on the H100 (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of AN5D's
-                   * suite; box2d4r at 3 steps: 115 against 183) */
+      t->vec = o->tb_vec ? o->tb_vec : t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     else
-      t->vec = 1;
-    if (o->tb_vec)
-      t->vec = o->tb_vec;
+      t->vec = tb_strip_vec(p, t, t->steps, t->psum >= 0, o);
     t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;

@@ -12,30 +12,35 @@
  *   chip      picoseconds per point and step on chip: a constant per
  *             computed point, the shared-memory words it moves (the
  *             neighbours outside the thread's own rows or columns, and
- *             its own newest value), its flops (doubles at half the rate),
- *             and, past a number of them, the registers that hold every
- *             step's planes (spills);
+ *             its own newest value; with partial sums the newest row's
+ *             neighbours once), its flops (doubles twice), its divisions
+ *             and functions (many instructions each), and, past a number
+ *             of them, the registers that hold every step's planes
+ *             (spills; in 3-D per 64 of the kernel's register budget);
  *
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
- * by a barrier per plane, 50-70%) and chip. The
- * constants are a least-squares fit (in log time) to the sweep of AN5D's
- * suite on an H100 (docs/benchmarks.md, 2026-11-25); the fit is off by a
- * median of 19% (2-D) and 13% (3-D) per row and its lowest candidate is
- * often not the fastest measured (the 3-D strip runs 4 steps 1.4x faster
- * per computed point than 2 or 3, which no term here explains), so
- * --tb=auto does not follow it yet: --report prints it beside the choice
+ * by a barrier per plane, ~50-60%) and chip. The constants are a
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 143
+ * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
+ * default builds, docs/benchmarks.md 2026-11-25), the default builds
+ * weighted 4: the fit is off by a median of 12% per row (10% on the 18
+ * default builds, 13 of them within 15%; worst gradient2d, +49%, whose
+ * division and square root it still undercounts, and the doubles' spill
+ * cliffs). --tb=auto does not follow it: it follows the measured rules of
+ * passes/tblock.c, and --report prints the model beside the choice
  * (report.c). */
 #include "passes/passes.h"
 #include <stdlib.h>
 
 /* picoseconds; single steps (c1, cl: per distinct neighbour off the
- * marching axis), fused passes (c0, cs: per shared-memory word; ks per
- * register past rcap; em: the fraction of the copy bandwidth their
- * barrier-paced streams reach), and per flop (cf) */
-typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em; } Consts;
-static const Consts fit2d = { 2.0, 0.05, 0.06, 0.0, 0.06, 0.0, 16, 0.7 };
-static const Consts fit3d = { 2.0, 0.1, 0.04, 1.5, 0.06, 0.05, 24, 0.5 };
+ * marching axis, in 4-byte words), fused passes (c0, cs: per shared-memory
+ * word; ks per register past rcap; em: the fraction of the copy bandwidth
+ * their barrier-paced streams reach), per flop (cf) and per division or
+ * function (cx): bench/an5d/fitmodel.py's fit, 2026-11-25 */
+typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx; } Consts;
+static const Consts fit2d = { 1.8, 0.277, 0.0245, 0.0, 0.0996, 0.0319, 100.0, 0.602, 0.191 };
+static const Consts fit3d = { 0.0, 0.328, 0.0285, 0.582, 0.126, 0.0866, 56.5, 0.474, 0.0361 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -50,6 +55,36 @@ static double owned(const IrKernel *k, const int *off, int vec)
   return off[1] == 0 ? 1.0 : abs(off[1]) == 1 ? 0.5 : 0.0;
 }
 
+/* Shared-memory words a computed point moves in a fused step at `vec`
+ * columns a thread: the neighbours' values that are not the thread's own
+ * (with partial sums, those of the newest row or plane only, each once),
+ * and each pair's newest value, written once. */
+static double smem_words(const IrKernel *k, const IrTb *tb, int vec, int psum)
+{
+  int seen[256][2], nseen = 0;
+  double smem = tb->npairs;
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->op != OP_LOAD || ir_tb_pair_of_cur(tb, n->ref) < 0)
+      continue;
+    if (!psum) {
+      smem += 1.0 - owned(k, n->off, vec);
+      continue;
+    }
+    int a = n->off[1], b = n->off[k->rank - 1], dup = 0;
+    for (int s = 0; s < nseen && !dup; s++)
+      dup = seen[s][0] == a && seen[s][1] == b;
+    if (dup || nseen == 256)
+      continue;
+    seen[nseen][0] = a, seen[nseen][1] = b, nseen++;
+    int off[MAX_RANK] = { 0 };
+    off[1] = a;
+    off[k->rank - 1] = b;
+    smem += 1.0 - owned(k, off, vec);
+  }
+  return smem;
+}
+
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a)
 {
   if (k->rank < 2)
@@ -61,11 +96,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (size_of(p->fields.data[tb->cur[q]].ty) > esz)
       esz = size_of(p->fields.data[tb->cur[q]].ty);
   double flops = k->flops * (esz == 8 ? 2.0 : 1.0);
-  /* distinct neighbours off the marching axis (single steps load them);
-   * shared-memory words a computed point moves (fused passes) */
-  int seen[64][MAX_RANK], nseen = 0, vec = k->rank == 2 ? (o->tb_vec ? o->tb_vec : 1) : 1;
-  double smem = tb->npairs; /* each pair's newest value, written once */
-  int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
+  /* distinct neighbours off the marching axis (single steps load them) */
+  int seen[256][MAX_RANK], nseen = 0;
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
     if (n->op != OP_LOAD)
@@ -73,22 +105,28 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     int dup = 0;
     for (int s = 0; s < nseen && !dup; s++)
       dup = seen[s][1] == n->off[1] && seen[s][2] == n->off[2];
-    if (!dup && nseen < 64) {
+    if (!dup && nseen < 256) {
       seen[nseen][1] = n->off[1];
       seen[nseen][2] = n->off[2];
       nseen++;
     }
-    if (ir_tb_pair_of_cur(tb, n->ref) >= 0 && !psum)
-      smem += 1.0 - owned(k, n->off, vec);
   }
-  /* Partial sums: a step reads the newest row's or plane's neighbours
-   * once, whatever the rows they serve (IrTb.psum). */
-  for (int s = 0; s < nseen && psum; s++) {
-    int off[MAX_RANK] = { 0 };
-    off[1] = seen[s][1];
-    off[k->rank - 1] = seen[s][k->rank - 1];
-    smem += 1.0 - owned(k, off, vec);
+  /* division, square roots and the other functions: many instructions
+   * each (gradient2d: a division and a square root a point), counted
+   * apart from the flops */
+  double special = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    Op op = k->nodes.data[i].op;
+    special += (op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
+                                 op != OP_FLOOR && op != OP_CEIL)) * (esz == 8 ? 2.0 : 1.0);
   }
+  int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
+  /* 3-D: the registers a thread may have (passes/tblock.c IrTb.regs: 64
+   * for floats, 128 for doubles, --max-regs); the cap of the planes'
+   * registers past which spills cost scales with it */
+  size_t len;
+  const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
+  double budget = k->rank == 3 ? (rv ? atoi(rv) : esz == 8 ? 128 : 64) / 64.0 : 1.0;
   int pair_bytes = tb->npairs * esz, other = k->bytes_read + k->bytes_written - 2 * pair_bytes;
   if (other < 0)
     other = 0;
@@ -96,15 +134,20 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   for (int T = 1; T <= 8; T++) {
     IrTbCand *e = &m->c[T - 1];
     e->steps = T;
+    e->flops = flops;
+    e->special = special;
+    e->neighbours = nseen * esz / 4.0;
     if (T == 1) {
       e->own = 1;
       e->recompute = 1.0;
       e->bytes = k->bytes_read + k->bytes_written;
       e->mem_eff = 0.9; /* single steps reach ~90% of the copy bandwidth */
-      e->chip_ps = c->c1 + c->cl * nseen + c->cf * flops;
+      e->chip_ps = c->c1 + c->cl * e->neighbours + c->cf * flops + c->cx * special;
       e->regs = 0;
       continue;
     }
+    int vec = k->rank == 2 ? tb_strip_vec(p, tb, T, psum, o) : 1;
+    e->smem = smem_words(k, tb, vec, psum) * esz / 4;
     double area, own, computed = 0;
     if (k->rank == 2) {
       int w = (o->block[0] ? (o->block[0] + 31) / 32 * 32 : 128) * vec, h = T * tb->reach[1];
@@ -122,7 +165,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
         own = 0;
       for (int t = 1; t <= T; t++)
         computed += (double)(x - 2 * tb->reach[2] * t) * (y - 2 * tb->reach[1] * t);
-      e->regs = (double)T * (2 * tb->reach[0] + 1) * 2 * esz / 4 * tb->npairs * (psum ? 2 : 1);
+      e->regs = (double)T * (2 * tb->reach[0] + 1) * 2 * esz / 4 * tb->npairs * (psum ? 2 : 1) / budget;
     }
     e->own = own > 0;
     if (!e->own)
@@ -131,7 +174,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->bytes = (pair_bytes * area / own + pair_bytes) / T + other;
     e->mem_eff = c->em;
     double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
-    e->chip_ps = e->recompute * (c->c0 + c->cs * smem * esz / 4 + c->cf * flops) * spill;
+    e->chip_ps = e->recompute * (c->c0 + c->cs * e->smem + c->cf * flops + c->cx * special) * spill;
   }
   return m;
 }

@@ -77,6 +77,9 @@ for cand in ('/usr/bin/python3', shutil.which('python3')):
 if py3:
     config.available_features.add('h5py')
 config.substitutions.append(('%py3', py3 or 'python3'))
+# bench/an5d/fitmodel.py (the time model's fit) needs scipy (python3-scipy)
+if py3 and subprocess.run([py3, '-c', 'import scipy.optimize'], capture_output=True).returncode == 0:
+    config.available_features.add('scipy')
 if py3 and subprocess.run([py3, '-c', 'import paraview.simple'], capture_output=True).returncode == 0:
     config.available_features.add('paraview')
 config.substitutions.append(('%killrestart', os.path.join(root, 'tests', 'lit', 'run', 'Inputs', 'kill-restart.sh')))
