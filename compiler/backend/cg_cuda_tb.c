@@ -346,7 +346,7 @@ static int psum_terms(const IrKernel *k, int root, int *term, Op *op, int most)
   int n = 0, x = root;
   for (;;) {
     const IrNode *nd = &k->nodes.data[x];
-    int spine = (nd->op == OP_ADD || nd->op == OP_SUB) && (x == root || !(nd->name || nd->uses > 1));
+    int spine = ir_psum_spine(k, root, x);
     if (n == most)
       ice("partial sums: a chain of more than %d terms", most);
     term[n] = spine ? nd->arg[1] : x;
@@ -387,9 +387,9 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   TbCuda *hook = (TbCuda *)pr->hook;
-  int term[512], R0 = tb->reach[0], LAG = lag(tb), NS = tb->ring;
-  Op op[512];
-  int n = psum_terms(k, tb->psum, term, op, 512), row = INT_MIN;
+  int term[IR_PSUM_TERMS], R0 = tb->reach[0], LAG = lag(tb), NS = tb->ring;
+  Op op[IR_PSUM_TERMS];
+  int n = psum_terms(k, tb->psum, term, op, IR_PSUM_TERMS), row = INT_MIN;
   for (int i = 0; i < n && row == INT_MIN; i++)
     row = term_row(k, tb, term[i]);
   hook->t = t;

@@ -545,3 +545,9 @@ int ir_eval_default(const IrProgram *p, const IrNodes *pool, int id, double *v)
   }
 }
 
+
+int ir_psum_spine(const IrKernel *k, int root, int x)
+{
+  const IrNode *n = &k->nodes.data[x];
+  return (n->op == OP_ADD || n->op == OP_SUB) && n->level >= 1 && (x == root || !(n->name || n->uses > 1));
+}

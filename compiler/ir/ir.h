@@ -332,6 +332,12 @@ int ir_stores_field(const IrKernel *k, int f);
 /* The pair whose cur (next) field is f, or -1. */
 int ir_tb_pair_of_cur(const IrTb *tb, int f);
 int ir_tb_pair_of_next(const IrTb *tb, int f);
+/* Partial sums (IrTb.psum): is node x of K a step of the chain's left
+ * spine down from its root (an add or subtract computed per point, with no
+ * name of its own unless it is the root)? Chains of more than
+ * IR_PSUM_TERMS terms are not taken (box3d4r has 729). */
+int ir_psum_spine(const IrKernel *k, int root, int x);
+enum { IR_PSUM_TERMS = 512 };
 const char *ir_type_suffix(Type t);
 void ir_print_program(FILE *out, const IrProgram *p);
 void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k);

@@ -274,11 +274,18 @@ int tb_psum_chain(const IrKernel *k, const IrTb *t)
       return -1;
     id = down;
   }
-  /* Along its left spine, from the last term back: rows never increase. */
-  int x = id, last = INT_MAX, rows = 0;
+  /* A sum with a name of its own (a local) is printed whole at the point. */
+  if (k->nodes.data[id].name || k->nodes.data[id].uses > 1)
+    return -1;
+  /* Along its left spine, from the last term back: rows never increase.
+   * The spine stops at a value computed once per call (level 0: passed
+   * to the kernel whole) and at one the printers name. */
+  int x = id, last = INT_MAX, rows = 0, terms = 0;
   for (;;) {
     const IrNode *n = &k->nodes.data[x];
-    int spine = (n->op == OP_ADD || n->op == OP_SUB) && (x == id || !(n->name || n->uses > 1));
+    int spine = ir_psum_spine(k, id, x);
+    if (++terms > IR_PSUM_TERMS)
+      return -1;
     int row = INT_MIN;
     if (!psum_term(k, t, spine ? n->arg[1] : x, &row))
       return -1;
@@ -369,7 +376,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   /* 2-D boxes with partial sums: about 9 / r steps, T x r points of halo
    * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
-  if (!o->no_tb_psum && tb_psum_chain(k, tb) >= 0)
+  if (!o->no_tb_psum && !o->tb_shfl && tb_psum_chain(k, tb) >= 0)
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
   return rmax > 1 ? 4 : 8;
 }
