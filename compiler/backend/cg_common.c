@@ -1153,6 +1153,19 @@ static void progress_end(Printer *pr, int depth)
 
 /* A write's call: the field to `path` (a C expression), an image with
  * its scale (NAN: from the data) and colours. */
+/* A write's or read's scale(lo, hi) (IrStmt.expr, expr2) as two arguments,
+ * or `absent` without one. */
+static void print_scale_args(Printer *pr, const IrStmt *s, const char *absent)
+{
+  if (s->expr < 0) {
+    buf_puts(pr->b, absent);
+    return;
+  }
+  host_expr(pr, s->expr);
+  buf_puts(pr->b, ", ");
+  host_expr(pr, s->expr2);
+}
+
 static void print_write_call(Printer *pr, const IrStmt *s, const char *path)
 {
   const IrProgram *p = pr->p;
@@ -1162,13 +1175,7 @@ static void print_write_call(Printer *pr, const IrStmt *s, const char *path)
     return;
   }
   buf_printf(b, "%s(&%s_, %s, ", pr->target->field_write_image, p->fields.data[s->field].name, path);
-  if (s->expr >= 0) {
-    host_expr(pr, s->expr);
-    buf_puts(b, ", ");
-    host_expr(pr, s->expr2);
-  } else {
-    buf_puts(b, "NAN, NAN");
-  }
+  print_scale_args(pr, s, "NAN, NAN");
   buf_printf(b, ", \"%s\");\n", s->colormap ? s->colormap : "viridis");
 }
 
@@ -1360,13 +1367,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       else
         buf_puts(b, "0");
       buf_puts(b, ", ");
-      if (s->expr >= 0) {
-        host_expr(pr, s->expr);
-        buf_puts(b, ", ");
-        host_expr(pr, s->expr2);
-      } else {
-        buf_puts(b, "0, 1");
-      }
+      print_scale_args(pr, s, "0, 1");
       buf_puts(b, " };\n");
       indent(b, depth + 1);
       buf_printf(b, "stn_field_read(&%s_, stn_path_, &stn_o%d_);\n", p->fields.data[f].name, q);

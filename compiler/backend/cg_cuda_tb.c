@@ -387,11 +387,18 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   TbCuda *hook = (TbCuda *)pr->hook;
-  int term[IR_PSUM_TERMS], R0 = tb->reach[0], LAG = lag(tb), NS = tb->ring;
+  int term[IR_PSUM_TERMS], row[IR_PSUM_TERMS], R0 = tb->reach[0], LAG = lag(tb), NS = tb->ring;
   Op op[IR_PSUM_TERMS];
-  int n = psum_terms(k, tb->psum, term, op, IR_PSUM_TERMS), row = INT_MIN;
-  for (int i = 0; i < n && row == INT_MIN; i++)
-    row = term_row(k, tb, term[i]);
+  int n = psum_terms(k, tb->psum, term, op, IR_PSUM_TERMS);
+  /* each term's row; a term without loads goes with the one before (the
+   * first ones with the first that has loads) */
+  int first = INT_MIN;
+  for (int i = 0; i < n && first == INT_MIN; i++)
+    first = term_row(k, tb, term[i]);
+  for (int i = 0; i < n; i++) {
+    int d = term_row(k, tb, term[i]);
+    row[i] = d != INT_MIN ? d : i ? row[i - 1] : first;
+  }
   hook->t = t;
   hook->ph = ph;
   hook->v = v;
@@ -399,23 +406,19 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
   pr->last_line = 0;
   line_comment(pr, k->nodes.data[tb->psum].span, 5);
   for (int i = 0; i < n;) {
-    int d = term_row(k, tb, term[i]);
-    row = d == INT_MIN ? row : d;
-    const char *acc = arena_printf(p->arena, "a0_[%d][%d][%d]", t - 1, pos_mod(ph - t * LAG + R0 - row, NS), v);
+    const char *acc = arena_printf(p->arena, "a0_[%d][%d][%d]", t - 1, pos_mod(ph - t * LAG + R0 - row[i], NS), v);
     buf_printf(b, "          %s = ", acc);
     if (i > 0)
       buf_printf(b, "%s ", acc);
-    for (; i < n; i++) {
-      d = term_row(k, tb, term[i]);
-      if (d != INT_MIN && d != row)
-        break;
+    int g = i;
+    for (; i < n && row[i] == row[g]; i++) {
       if (op[i])
         buf_printf(b, "%s ", op[i] == OP_ADD ? "+" : "-");
       print_expr(pr, term[i], P_ADD, op[i] != 0);
-      if (i + 1 < n && !(term_row(k, tb, term[i + 1]) != INT_MIN && term_row(k, tb, term[i + 1]) != row))
+      if (i + 1 < n && row[i + 1] == row[g])
         buf_puts(b, " ");
     }
-    buf_printf(b, ";  /* row q_ + %d of step %d: part of row q_ + %d */\n", R0, t - 1, R0 - row);
+    buf_printf(b, ";  /* row q_ + %d of step %d: part of row q_ + %d */\n", R0, t - 1, R0 - row[g]);
   }
   hook->psum = 0;
 }

@@ -51,6 +51,8 @@ typedef struct Pass {
 /* tblock.c: the node of K's store whose sum a TB_STRIP kernel can gather
  * in partial sums as its rows arrive (IrTb.psum), or -1. */
 int tb_psum_chain(const IrKernel *k, const IrTb *t);
+/* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs). */
+int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);

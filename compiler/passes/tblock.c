@@ -460,6 +460,17 @@ static size_t smem_most(const PassOptions *o)
   return o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
 }
 
+/* 3-D TB_STRIP: registers a thread may use (IrTb.regs). 64 (two blocks
+ * of 512 threads an SM) for floats; doubles take two registers a value
+ * and spilled 400-1700 bytes a thread at 64 (box3d1r.double --tb=2, 3),
+ * none at 128 (one block); --max-regs. */
+int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  size_t len;
+  const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
+  return rv ? atoi(rv) : pairs_double(p, t) ? 128 : 64;
+}
+
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
  * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
  * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
@@ -532,12 +543,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       ty /= 2;
     }
     t->march = o->march ? o->march : 64;
-    /* Registers: 64 (two blocks of 512 threads an SM) for floats; doubles
-     * take two registers a value and spilled 400-1700 bytes a thread at 64
-     * (box3d1r.double --tb=2, 3), none at 128 (one block); --max-regs. */
-    size_t len;
-    const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
-    t->regs = rv ? atoi(rv) : pairs_double(p, t) ? 128 : 64;
+    t->regs = tb_strip_regs(p, k, t, o);
     return;
   }
   t->cuda = TB_SMEM;

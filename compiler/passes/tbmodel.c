@@ -124,9 +124,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   /* 3-D: the registers a thread may have (passes/tblock.c IrTb.regs: 64
    * for floats, 128 for doubles, --max-regs); the cap of the planes'
    * registers past which spills cost scales with it */
-  size_t len;
-  const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
-  double budget = k->rank == 3 ? (rv ? atoi(rv) : esz == 8 ? 128 : 64) / 64.0 : 1.0;
+  double budget = k->rank == 3 ? tb_strip_regs(p, k, tb, o) / 64.0 : 1.0;
   int pair_bytes = tb->npairs * esz, other = k->bytes_read + k->bytes_written - 2 * pair_bytes;
   if (other < 0)
     other = 0;
