@@ -10,6 +10,7 @@ takes the one of the steps the build fused, and predicts, per point and
 step in picoseconds,
 
     single steps:  max(bytes / (B 0.9),  c1 + cl neighbours + cf flops + cx special)
+                   (one-step passes of the strip kernel, "strip": true, as fused steps)
     T fused steps: max(bytes / (B em),   recompute (c0 + cs words + cf flops + cx special) spill)
                    spill = 1 + ks max(0, registers - rcap)
 
@@ -58,7 +59,7 @@ def num(v):
 
 def predict(c, steps, cand):
     f = cand["features"]
-    if steps == 1:
+    if steps == 1 and not cand.get("strip"):
         mem = f["bytes"] / (BW * 0.9) * 1e3
         chip = c["c1"] + c["cl"] * f["neighbours"] + c["cf"] * f["flops"] + c["cx"] * f["special"]
     else:

@@ -291,6 +291,11 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = v%d_;\n",
                  tb->fast_instance ? "!F_ && " : "", v,
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
+    else if (T == 1) /* one step a pass (tb_strip_single): step T - 1 is the point's value as loaded */
+      buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = q%d_[0][%d][%d];\n",
+                 tb->fast_instance ? "!F_ && " : "", v,
+                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q,
+                 pos_mod(ph - t * lag(tb), hook->ns), v);
   }
   buf_puts(b, "          }\n");
 }

@@ -160,8 +160,9 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     char ms[48] = "";
     if (pts >= 0)
       snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
-    fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s\n", e->steps, ps,
-            tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms, e->steps == chosen ? "  <- chosen" : "",
+    fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s%s\n", e->steps, ps,
+            tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms,
+            e->strip ? " (a one-step pass of the strip kernel)" : "", e->steps == chosen ? "  <- chosen" : "",
             i == best ? "  <- lowest" : "");
   }
   if (best >= 0 && m->c[best].steps != chosen)
@@ -531,9 +532,10 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
         if (!e->own)
           fprintf(f, "%snull", c ? ", " : "");
         else
-          fprintf(f, "%s{\"steps\": %d, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
+          fprintf(f, "%s{\"steps\": %d, \"strip\": %s, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
                      "\"registers\": %.1f, \"features\": {\"bytes\": %.4f, \"shared_words\": %.4f, \"flops\": %.1f, "
-                     "\"special\": %.1f, \"neighbours\": %.1f}}", c ? ", " : "", e->steps, tb_model_ps(e, o->bandwidth),
+                     "\"special\": %.1f, \"neighbours\": %.1f}}", c ? ", " : "", e->steps, e->strip ? "true" : "false",
+                  tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
                   e->special, e->neighbours);
       }

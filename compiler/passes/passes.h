@@ -53,6 +53,9 @@ typedef struct Pass {
 int tb_psum_chain(const IrKernel *k, const IrTb *t);
 /* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs). */
 int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
+/* tblock.c: whether --tb=auto's single steps of K are one-step passes of
+ * the 3-D strip kernel with partial sums (boxes of a reach of 2 and more). */
+int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);

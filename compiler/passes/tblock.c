@@ -335,6 +335,34 @@ static int pairs_double(const IrProgram *p, const IrTb *tb)
  *     or doubles, single steps (star3d2r 302 single, 237 at 2, 123 at 4;
  *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
  *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes). */
+static const char *tb_option(const PassOptions *o);
+
+/* --tb=auto's single steps of a 3-D box of a reach of 2 and more on the
+ * GPU: one step a pass of the strip kernel with partial sums, each plane's
+ * in-plane neighbours loaded once from shared memory for the 2r + 1 sums
+ * it serves, instead of the stream kernel's (2r + 1)^3 loads a point
+ * (box3d2r 104 GCells/s against 51 single steps and 83 at 2 steps,
+ * box3d3r 42 against 18 and 19, box3d2r.double 42 against 27; H100,
+ * docs/benchmarks.md 2026-11-25 15:41-15:46). The (2r + 1)^2 values of a
+ * plane stay in registers for its 2r + 1 sums: past 64 words a thread they
+ * spill (box3d3r.double, 98 words: 2000 bytes spilled, 6.4 against 9.3
+ * single steps). A reach of 1 stays with the stream kernel (j3d27pt 183
+ * against 199). */
+int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
+{
+  size_t len;
+  const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
+  if (o->target != TARGET_CUDA || o->mpi || o->no_tb_psum || k->rank != 3 || !v || len != 4 ||
+      strncmp(v, "auto", 4) != 0)
+    return 0;
+  int rmax = 0;
+  for (int d = 0; d < k->rank; d++)
+    if (tb->reach[d] > rmax)
+      rmax = tb->reach[d];
+  int words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * (pairs_double(p, tb) ? 2 : 1);
+  return rmax >= 2 && words <= 64 && tb_psum_chain(k, tb) >= 0;
+}
+
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   int rmax = 0;
@@ -362,8 +390,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
      * 2026-11-25 13:28-13:34). */
     int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
-    if (rmax > 1) /* box3d2r: 2 steps with partial sums ran 83 GCells/s, single steps 4.2 (their stream
-                   * kernel spills), but the GPU has not verified partial sums at a 3-D reach of 2 yet */
+    if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
       return psum ? 3 : reads_diagonal(k, tb) ? 1 : 4;
@@ -655,7 +682,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                steps, steps);
           }
         }
-        if (!why && steps <= 1)
+        int single_strip = !why && steps == 1 && tb_strip_single(p, p->kernels.data[tb.kernel], &tb, o);
+        if (!why && steps <= 1 && !single_strip)
           why = one_why;
         if (!why && steps > 8)
           why = "more than 8 steps per pass is not supported";
@@ -717,10 +745,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "warps per block, marching %s%d rows", steps, k->name, reach, t->vec, t->warps,
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams a %dx%d tile along i "
+            t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
                                   "with every step's planes in registers, %d row%s per thread, in-plane neighbours "
-                                  "through shared memory; %dx%d threads per block, marching %s%d planes", steps, k->name,
-                                  reach, t->block[0], t->block[1] * t->rows, t->rows, t->rows == 1 ? "" : "s",
+                                  "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
+                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows, t->rows, t->rows == 1 ? "" : "s",
                                   t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "

@@ -18,6 +18,8 @@
  *             of them, the registers that hold every step's planes
  *             (spills; in 3-D per 64 of the kernel's register budget);
  *
+ * (T = 1 is the single-step kernel, or where --tb=auto takes one-step
+ * passes of the strip kernel, tb_strip_single, costed like the fused ones)
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~50-60%) and chip. The constants are a
@@ -128,14 +130,18 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   int pair_bytes = tb->npairs * esz, other = k->bytes_read + k->bytes_written - 2 * pair_bytes;
   if (other < 0)
     other = 0;
+  /* --tb=auto's single steps of a 3-D box of reach 2 and more: a one-step
+   * pass of the strip kernel, costed like its fused passes */
+  int strip1 = tb_strip_single(p, k, tb, o);
   m->n = 8;
   for (int T = 1; T <= 8; T++) {
     IrTbCand *e = &m->c[T - 1];
     e->steps = T;
+    e->strip = T == 1 && strip1;
     e->flops = flops;
     e->special = special;
     e->neighbours = nseen * esz / 4.0;
-    if (T == 1) {
+    if (T == 1 && !strip1) {
       e->own = 1;
       e->recompute = 1.0;
       e->bytes = k->bytes_read + k->bytes_written;
