@@ -19,7 +19,7 @@ constants minimise the squared log error over the rows; it prints them
 as tbmodel.c's Consts lines, and each row's error with them and with the
 constants stencilc has now.
 
-The default builds' rows (no flags) weigh --default-weight times (4).
+The default builds' rows (no flags) weigh --default-weight times (8).
 
 usage: fitmodel.py [--stencilc build/stencilc] [--csv bench/an5d/measured.csv] [--default-weight W]
 """
@@ -75,7 +75,7 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--stencilc", default=os.path.join(root, "build", "stencilc"))
     ap.add_argument("--csv", default=os.path.join(root, "bench", "an5d", "measured.csv"))
-    ap.add_argument("--default-weight", type=float, default=4.0)
+    ap.add_argument("--default-weight", type=float, default=8.0)
     a = ap.parse_args()
     rows = []
     with open(a.csv) as fh:

@@ -3,7 +3,8 @@
 # one GPU, in one call (bench/gpu.sh SECTIONS=an5d runs it):
 #   1. verify stencilc's default build and --tb=1..8 of every stencil
 #      against its --target=c result at a small odd size (-fmad=false,
-#      fused passes forced with STN_TB=1; fields within 1e-6 relative);
+#      fused passes forced with STN_TB=1; fields within 1e-6 relative;
+#      u and un saved, then u alone: a 3-D pass's two instances);
 #   2. time AN5D's tuned V100 configurations built for this GPU (the
 #      first AN5D_TOP of each stencil's list, in the order of AN5D's own
 #      model), keep each stencil's fastest, then run it and stencilc's
@@ -45,7 +46,7 @@ fail=0
 
 # AN5D's seven of issue 19's table, its double configurations, then other
 # shapes: higher-radius stars and boxes, a 9-point box, a compute-heavy one
-CASES=${AN5D_CASES:-"j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt j2d5pt.double star3d1r.double box3d1r.double star2d3r star2d4r box2d2r box2d3r j2d9pt-gol gradient2d star3d2r star3d3r box3d2r"}
+CASES=${AN5D_CASES:-"j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt j2d5pt.double star3d1r.double box3d1r.double star2d3r star2d4r box2d2r box2d3r j2d9pt-gol gradient2d star3d2r star3d3r box3d2r box3d3r box3d2r.double"}
 TABLE="j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt"
 TOP=${AN5D_TOP:-3}
 REPS=${AN5D_REPS:-3}
@@ -162,6 +163,16 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
         line="$line $t:ok"
       else
         line="$line $t:MISMATCH"; fail=1
+      fi
+      # saving u alone: nothing reads un after the loop, so a 3-D pass takes
+      # its fast instance (F_: no step T - 1 into next), which the run above
+      # (un saved) does not
+      # shellcheck disable=SC2086
+      if STN_TB=1 "$exe" $args --save=u="$exe.fu" > "$exe.fout" 2>&1 &&
+         build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.fu" "$B/$c.cpu.u" >> "$LOG/an5d.log" 2>&1; then
+        line="$line(u alone ok)"
+      else
+        line="$line(u alone MISMATCH)"; fail=1
       fi
       # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default and T = 3 and 8
       case "${AN5D_SANITIZE:-0}:$t" in

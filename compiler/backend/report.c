@@ -162,7 +162,7 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
       snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
     fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s%s\n", e->steps, ps,
             tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms,
-            e->strip ? " (a one-step pass of the strip kernel)" : "", e->steps == chosen ? "  <- chosen" : "",
+            e->strip && e->steps == 1 ? " (a one-step pass of the strip kernel)" : "", e->steps == chosen ? "  <- chosen" : "",
             i == best ? "  <- lowest" : "");
   }
   if (best >= 0 && m->c[best].steps != chosen)
