@@ -160,10 +160,10 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     char ms[48] = "";
     if (pts >= 0)
       snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
-    fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s%s\n", e->steps, ps,
-            tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms,
-            e->strip && e->steps == 1 ? " (a one-step pass of the strip kernel)" : "", e->steps == chosen ? "  <- chosen" : "",
-            i == best ? "  <- lowest" : "");
+    const char *one = e->strip && e->steps == 1 ? " (a one-step pass of the strip kernel)" : "";
+    fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s%s\n", e->steps,
+            ps, tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms, one,
+            e->steps == chosen ? "  <- chosen" : "", i == best ? "  <- lowest" : "");
   }
   if (best >= 0 && m->c[best].steps != chosen)
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "

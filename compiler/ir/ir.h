@@ -253,7 +253,8 @@ typedef struct IrTb {
  * T = 1..8 fused steps, what a point costs a step. */
 typedef struct IrTbCand {
   int steps;               /* T */
-  int strip;               /* T = 1 as a one-step pass of the strip kernel (tb_strip_single), not the stream kernel */
+  int strip;               /* the strip kernel: every fused candidate, and at T = 1 --tb=auto's one-step passes
+                            * (tb_strip_single); else at T = 1 the single-step kernel */
   int own;                 /* a block keeps points of its own after T steps (else no candidate) */
   double recompute;        /* points computed per point owned, over the T steps */
   double bytes;            /* global memory bytes per point and step */

@@ -19,8 +19,10 @@ static void verify_tb(const IrProgram *p, const IrBlock *blk, const char *after)
     const IrTb *tb = s->tb;
     if (tb) {
       const IrKernel *k = p->kernels.data[tb->kernel];
-      check(s->kind == H_FOR && tb->steps >= 2 && tb->steps <= 8 && tb->npairs >= 1, after, k->name, -1,
-            "temporal blocking of a loop that is not a counted loop, or with a bad step count");
+      /* one step a pass only as the strip kernel with partial sums (tblock.c tb_strip_single) */
+      check(s->kind == H_FOR && tb->steps >= 1 && tb->steps <= 8 && tb->npairs >= 1 &&
+                (tb->steps >= 2 || (tb->cuda == TB_STRIP && tb->psum >= 0 && k->rank == 3)),
+            after, k->name, -1, "temporal blocking of a loop that is not a counted loop, or with a bad step count");
       for (int q = 0; q < tb->npairs; q++) {
         int loads = 0, stores = 0;
         for (int n = 0; n < k->nodes.len; n++)

@@ -311,30 +311,6 @@ static int pairs_double(const IrProgram *p, const IrTb *tb)
   return 0;
 }
 
-/* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
- * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
- * 2026-11-25, GCells/s at --tb=1, 2, 4, 8 and with two columns per
- * thread). What decides is what a fused pass recomputes and holds: T x r
- * points of halo at each side of a strip or tile, computed again by the
- * neighbouring block, and T x (2r + 1) planes or rows of registers per
- * thread.
- *   2-D, reach 1: 8 steps (j2d5pt 1513 against 1041 at 4; box2d1r,
- *     j2d9pt-gol, gradient2d within 8% of their best).
- *   2-D, reach 2 and more: 4 steps (star2d3r 660 against 410 at 8,
- *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71; at reach
- *     2 within 2% of 8: star2d2r 838 / 853, j2d9pt 822 / 829). Two
- *     columns per thread (--tb-vec=2) ran faster still (star2d3r 717,
- *     star2d4r 536, box2d2r 450, box2d3r 168, j2d9pt 909, star2d2r 924)
- *     but are not the default until bench/an5d verifies them at these
- *     reaches on a GPU.
- *   3-D strip: 4 steps only for float stars of reach 1 (star3d1r 552
- *     against 335 single, 391 at 2; diffusion3d 1.70x); float boxes of
- *     reach 1, 2 steps (box3d1r 207 against 199 single and 172 at 4,
- *     j3d27pt 201 / 199 / 175: their 26 in-plane reads a step through
- *     shared memory cost more than the bytes they save); reach 2 and more,
- *     or doubles, single steps (star3d2r 302 single, 237 at 2, 123 at 4;
- *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
- *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes). */
 static const char *tb_option(const PassOptions *o);
 
 /* --tb=auto's single steps of a 3-D box of a reach of 2 and more on the
@@ -363,6 +339,32 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   return rmax >= 2 && words <= 64 && tb_psum_chain(k, tb) >= 0;
 }
 
+/* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
+ * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
+ * 2026-11-25, GCells/s at --tb=1, 2, 4, 8 and with two columns per
+ * thread). What decides is what a fused pass recomputes and holds: T x r
+ * points of halo at each side of a strip or tile, computed again by the
+ * neighbouring block, and T x (2r + 1) planes or rows of registers per
+ * thread.
+ *   2-D, reach 1: 8 steps (j2d5pt 1513 against 1041 at 4; box2d1r,
+ *     j2d9pt-gol, gradient2d within 8% of their best).
+ *   2-D, reach 2 and more: 4 steps (star2d3r 660 against 410 at 8,
+ *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71; at reach
+ *     2 within 2% of 8: star2d2r 838 / 853, j2d9pt 822 / 829). Two
+ *     columns per thread (--tb-vec=2) ran faster still (star2d3r 717,
+ *     star2d4r 536, box2d2r 450, box2d3r 168, j2d9pt 909, star2d2r 924)
+ *     but are not the default until bench/an5d verifies them at these
+ *     reaches on a GPU.
+ *   3-D strip: 4 steps only for float stars of reach 1 (star3d1r 552
+ *     against 335 single, 391 at 2; diffusion3d 1.70x); float boxes of
+ *     reach 1, 2 steps (box3d1r 207 against 199 single and 172 at 4,
+ *     j3d27pt 201 / 199 / 175: their 26 in-plane reads a step through
+ *     shared memory cost more than the bytes they save); reach 2 and more,
+ *     or doubles, single steps (star3d2r 302 single, 237 at 2, 123 at 4;
+ *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
+ *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes;
+ *     boxes of reach 2 and more with partial sums: one-step passes of the
+ *     strip kernel instead, tb_strip_single). */
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   int rmax = 0;
@@ -748,8 +750,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
                                   "with every step's planes in registers, %d row%s per thread, in-plane neighbours "
                                   "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
-                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows, t->rows, t->rows == 1 ? "" : "s",
-                                  t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march);
+                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows, t->rows,
+                                  t->rows == 1 ? "" : "s", t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
+                                  t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
