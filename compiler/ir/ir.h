@@ -337,9 +337,10 @@ int ir_tb_pair_of_next(const IrTb *tb, int f);
 /* Partial sums (IrTb.psum): is node x of K a step of the chain's left
  * spine down from its root (an add or subtract computed per point, with no
  * name of its own unless it is the root)? Chains of more than
- * IR_PSUM_TERMS terms are not taken (box3d4r has 729). */
+ * IR_PSUM_TERMS terms are not taken (box3d4r has 729; a 2-D box of reach
+ * 16, 1089). */
 int ir_psum_spine(const IrKernel *k, int root, int x);
-enum { IR_PSUM_TERMS = 512 };
+enum { IR_PSUM_TERMS = 1024 };
 const char *ir_type_suffix(Type t);
 void ir_print_program(FILE *out, const IrProgram *p);
 void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k);

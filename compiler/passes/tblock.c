@@ -319,11 +319,11 @@ static const char *tb_option(const PassOptions *o);
  * it serves, instead of the stream kernel's (2r + 1)^3 loads a point
  * (box3d2r 104 GCells/s against 51 single steps and 83 at 2 steps,
  * box3d3r 42 against 18 and 19, box3d2r.double 42 against 27; H100,
- * docs/benchmarks.md 2026-11-25 15:41-15:46). The (2r + 1)^2 values of a
- * plane stay in registers for its 2r + 1 sums: past 64 words a thread they
- * spill (box3d3r.double, 98 words: 2000 bytes spilled, 6.4 against 9.3
- * single steps). A reach of 1 stays with the stream kernel (j3d27pt 183
- * against 199). */
+ * docs/benchmarks.md 2026-11-25 15:41-15:46). Doubles of a reach of 3 spill
+ * (box3d3r.double, a plane of 98 words of neighbours: 2000 bytes spilled,
+ * 6.4 against 9.3 single steps), so for doubles a plane's neighbours must
+ * fit 64 words; floats of reach 4 do not spill (box3d4r: 62 registers).
+ * A reach of 1 stays with the stream kernel (j3d27pt 183 against 199). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
   size_t len;
@@ -335,8 +335,8 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   for (int d = 0; d < k->rank; d++)
     if (tb->reach[d] > rmax)
       rmax = tb->reach[d];
-  int words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * (pairs_double(p, tb) ? 2 : 1);
-  return rmax >= 2 && words <= 64 && tb_psum_chain(k, tb) >= 0;
+  int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
+  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_chain(k, tb) >= 0;
 }
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
