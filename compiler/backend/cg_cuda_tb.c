@@ -439,11 +439,6 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   TbCuda *hook = (TbCuda *)pr->hook;
   int T = tb->steps, R0 = tb->reach[0], V = tb->vec, r = k->rank, C = V * tb->rows;
   for (int t = T; t >= 1; t--) {
-    /* 3-D: the values of step t that a later step or the output reads lie
-     * on rows t r .. BY_ RY_ - t r - 1 of the tile; threads with none of
-     * them (whole warps: a warp is a row of threads) skip the step */
-    if (r == 3)
-      buf_printf(b, "        if (act%d_) {\n", t);
     if (tb->psum >= 0) { /* every iteration: its sums serve rows up to 2r ahead of the step's row */
       int hi = t * LAG - 2 * R0; /* the last row served: s_ - hi */
       buf_printf(b, "        { /* step %d: row s_ - %d of step %d into the partial sums of rows s_ - %d .. s_ %c %d */\n",
@@ -517,8 +512,6 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
       buf_puts(b, "          }\n");
     }
     buf_puts(b, "        }\n");
-    if (r == 3)
-      buf_puts(b, "        }\n");
   }
 }
 
@@ -655,10 +648,6 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   for (int v = 1; v < C; v++)
     buf_printf(b, " && cr%d_", v);
   buf_printf(b, ";  /* all this thread's %s in the region */\n", r == 3 ? "points" : "columns");
-  if (r == 3) /* 3-D: step t is valid on rows t r .. of the tile; a thread whose rows are all outside skips it */
-    for (int t = 1; t <= tb->steps; t++)
-      buf_printf(b, "  const bool act%d_ = ty_ * RY_ + RY_ - 1 >= %d && ty_ * RY_ < BY_ * RY_ - %d;  /* rows of step %d */\n",
-                 t, t * tb->reach[1], t * tb->reach[1], t);
   buf_printf(b, "  const I i0_ = (I)%s * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
              r == 3 ? "blockIdx.z" : "by_", gname, gname);
   /* Rows of step 0 are fetched D rows ahead (loads in flight while
