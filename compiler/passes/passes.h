@@ -50,7 +50,7 @@ typedef struct Pass {
  * bandwidth */
 /* tblock.c: the node of K's store whose sum a TB_STRIP kernel can gather
  * in partial sums as its rows arrive (IrTb.psum), or -1. */
-int tb_psum_chain(const IrKernel *k, const IrTb *t);
+int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t);
 /* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs). */
 int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: whether --tb=auto's single steps of K are one-step passes of

@@ -234,11 +234,18 @@ static int reads_cur(const IrKernel *k, const IrTb *t, int id)
   return 0;
 }
 
-int tb_psum_chain(const IrKernel *k, const IrTb *t)
+int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
   if (t->npairs != 1 || t->predicated || k->effects.len != 1 || k->effects.data[0].kind != EFF_STORE ||
       k->effects.data[0].pred >= 0)
     return -1;
+  /* Grids that wrap: the strip kernels wrap their reads, but partial sums
+   * on such grids have not run on a GPU yet (bench/an5d's stencils and the
+   * run tests' boxes have fixed borders), so they keep the plain steps. */
+  const IrGrid *g = &p->grids.data[k->grid];
+  for (int d = 0; d < k->rank; d++)
+    if (g->periodic[d])
+      return -1;
   /* It pays where a neighbouring plane is read off the thread's own
    * column (a box): then each of those planes' points is read once, not
    * once for every row it serves. */
@@ -336,7 +343,7 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (tb->reach[d] > rmax)
       rmax = tb->reach[d];
   int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
-  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_chain(k, tb) >= 0;
+  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_chain(p, k, tb) >= 0;
 }
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
@@ -391,7 +398,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * (74 single); stars of reach 1 in
      * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
      * 2026-11-25 13:28-13:34). */
-    int psum = !o->no_tb_psum && tb_psum_chain(k, tb) >= 0;
+    int psum = !o->no_tb_psum && tb_psum_chain(p, k, tb) >= 0;
     if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
@@ -405,7 +412,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   /* 2-D boxes with partial sums: about 9 / r steps, T x r points of halo
    * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
-  if (!o->no_tb_psum && !o->tb_shfl && tb_psum_chain(k, tb) >= 0)
+  if (!o->no_tb_psum && !o->tb_shfl && tb_psum_chain(p, k, tb) >= 0)
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
   return rmax > 1 ? 4 : 8;
 }
@@ -703,7 +710,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
           t->prev_live |= t->predicated;
-          t->psum = o->target == TARGET_CUDA && !o->no_tb_psum ? tb_psum_chain(k, t) : -1;
+          t->psum = o->target == TARGET_CUDA && !o->no_tb_psum ? tb_psum_chain(p, k, t) : -1;
           choose_shape(p, t, k, o);
           if (t->cuda != TB_STRIP)
             t->psum = -1;
