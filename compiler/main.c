@@ -196,7 +196,7 @@ static const OptDef optdefs[] = {
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
   { "-ffast-math", FLAG, NULL, "--build: compile with approximate maths (nvcc --use_fast_math: division, sqrt, exp and friends a few ulp off; C: -ffast-math); results then differ from the default build's in the last bits" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
-  { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves" },
+  { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves (3-D boxes of reach 2 and more: single steps by the stream kernel, not one-step passes)" },
   { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
                          "are exchanged before the kernels that read them (docs/mpi.md); --build uses mpicc" },
   { "--ranks", VALUE, "PxQxR", "--mpi --report: the decomposition to show (default: MPI_Dims_create of 4 ranks); the "
