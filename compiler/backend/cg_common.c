@@ -1151,8 +1151,6 @@ static void progress_end(Printer *pr, int depth)
   buf_puts(pr->b, "stn_progress_end();\n");
 }
 
-/* A write's call: the field to `path` (a C expression), an image with
- * its scale (NAN: from the data) and colours. */
 /* A write's or read's scale(lo, hi) (IrStmt.expr, expr2) as two arguments,
  * or `absent` without one. */
 static void print_scale_args(Printer *pr, const IrStmt *s, const char *absent)
@@ -1166,6 +1164,8 @@ static void print_scale_args(Printer *pr, const IrStmt *s, const char *absent)
   host_expr(pr, s->expr2);
 }
 
+/* A write's call: the field to `path` (a C expression), an image with
+ * its scale (NAN: from the data) and colours. */
 static void print_write_call(Printer *pr, const IrStmt *s, const char *path)
 {
   const IrProgram *p = pr->p;

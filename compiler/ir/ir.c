@@ -545,7 +545,6 @@ int ir_eval_default(const IrProgram *p, const IrNodes *pool, int id, double *v)
   }
 }
 
-
 int ir_psum_spine(const IrKernel *k, int root, int x)
 {
   const IrNode *n = &k->nodes.data[x];

@@ -48,9 +48,10 @@ typedef struct Pass {
 /* passes/tbmodel.c: the GPU time model of a legal time loop's candidates
  * (T = 1..8), and a candidate's picoseconds per point and step at a
  * bandwidth */
-/* tblock.c: the node of K's store whose sum a TB_STRIP kernel can gather
- * in partial sums as its rows arrive (IrTb.psum), or -1. */
-int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t);
+/* tblock.c: the node of K's store whose sum a TB_STRIP kernel gathers in
+ * partial sums as its rows arrive (IrTb.psum), or -1: on CUDA, not with
+ * -fno-tb-partial-sums or 2-D --tb-exchange=shfl. */
+int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs). */
 int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: whether --tb=auto's single steps of K are one-step passes of

@@ -234,7 +234,8 @@ static int reads_cur(const IrKernel *k, const IrTb *t, int id)
   return 0;
 }
 
-int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
+/* The chain of K's store (tb_psum_for), whatever the target and options. */
+static int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
   if (t->npairs != 1 || t->predicated || k->effects.len != 1 || k->effects.data[0].kind != EFF_STORE ||
       k->effects.data[0].pred >= 0)
@@ -309,6 +310,13 @@ int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
   return rows > 1 ? id : -1;
 }
 
+int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  if (o->target != TARGET_CUDA || o->no_tb_psum || (k->rank == 2 && o->tb_shfl))
+    return -1;
+  return tb_psum_chain(p, k, t);
+}
+
 /* Does a pair hold doubles? */
 static int pairs_double(const IrProgram *p, const IrTb *tb)
 {
@@ -335,15 +343,14 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
 {
   size_t len;
   const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
-  if (o->target != TARGET_CUDA || o->mpi || o->no_tb_psum || k->rank != 3 || !v || len != 4 ||
-      strncmp(v, "auto", 4) != 0)
+  if (o->target != TARGET_CUDA || o->mpi || k->rank != 3 || !v || len != 4 || strncmp(v, "auto", 4) != 0)
     return 0;
   int rmax = 0;
   for (int d = 0; d < k->rank; d++)
     if (tb->reach[d] > rmax)
       rmax = tb->reach[d];
   int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
-  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_chain(p, k, tb) >= 0;
+  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
@@ -398,7 +405,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * (74 single); stars of reach 1 in
      * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
      * 2026-11-25 13:28-13:34). */
-    int psum = !o->no_tb_psum && tb_psum_chain(p, k, tb) >= 0;
+    int psum = tb_psum_for(p, k, tb, o) >= 0;
     if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
@@ -412,7 +419,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   /* 2-D boxes with partial sums: about 9 / r steps, T x r points of halo
    * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
-  if (!o->no_tb_psum && !o->tb_shfl && tb_psum_chain(p, k, tb) >= 0)
+  if (tb_psum_for(p, k, tb, o) >= 0)
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
   return rmax > 1 ? 4 : 8;
 }
@@ -710,7 +717,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
           t->prev_live |= t->predicated;
-          t->psum = o->target == TARGET_CUDA && !o->no_tb_psum ? tb_psum_chain(p, k, t) : -1;
+          t->psum = tb_psum_for(p, k, t, o);
           choose_shape(p, t, k, o);
           if (t->cuda != TB_STRIP)
             t->psum = -1;

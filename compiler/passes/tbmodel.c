@@ -123,7 +123,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     special += (op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
                                  op != OP_FLOOR && op != OP_CEIL)) * (esz == 8 ? 2.0 : 1.0);
   }
-  int psum = !o->no_tb_psum && tb_psum_chain(p, k, tb) >= 0;
+  int psum = tb_psum_for(p, k, tb, o) >= 0;
   /* 3-D: the registers a thread may have (passes/tblock.c IrTb.regs: 64
    * for floats, 128 for doubles, --max-regs); the cap of the planes'
    * registers past which spills cost scales with it */
