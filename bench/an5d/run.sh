@@ -22,8 +22,9 @@
 #                      best: only the one bench/an5d/best.h100 names, the
 #                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
-#          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3"
-#          the builds it verifies (default: default 1 2 ... 8); AN5D_SANITIZE=1  compute-sanitizer
+#          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3 8:--tb-vec=4"
+#          the builds it verifies (default: default 1 2 ... 8; T:FLAGS: --tb=T
+#          and FLAGS, ':' joining them); AN5D_SANITIZE=1  compute-sanitizer
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
@@ -123,8 +124,8 @@ for c in $CASES; do
   if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     echo "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $B/$c.cpu $src > $B/$c.cpu.log 2>&1" > "$B/jobs/$c.cpu.sh"
     for t in $VSTEPS; do
-      fl=""; [ $t = default ] || fl="--tb=$t"
-      echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$t $src > $B/$c.v$t.log 2>&1" > "$B/jobs/$c.v$t.sh"
+      fl=""; [ "$t" = default ] || fl="--tb=${t//:/ }"
+      echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$(tag "$t") $src > $B/$c.v$(tag "$t").log 2>&1" > "$B/jobs/$c.v$(tag "$t").sh"
     done
   fi
   if [ "${AN5D_SWEEP:-0}" = 1 ]; then
@@ -154,7 +155,7 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     "$B/$c.cpu" $args --save=u="$B/$c.cpu.u" --save=un="$B/$c.cpu.un" > "$B/$c.cpu.out" 2>&1 || { say "  $c: CPU RUN FAILED"; fail=1; continue; }
     line="  $c:"
     for t in $VSTEPS; do
-      exe=$B/$c.v$t
+      exe=$B/$c.v$(tag "$t")
       [ -x "$exe" ] || { line="$line $t BUILD FAILED ($(grep -m1 -E 'error|note' "$exe.log"))"; fail=1; continue; }
       # shellcheck disable=SC2086
       STN_TB=1 "$exe" $args --save=u="$exe.u" --save=un="$exe.un" > "$exe.out" 2>&1 || { line="$line $t RUN FAILED"; fail=1; continue; }
@@ -174,9 +175,10 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       else
         line="$line(u alone MISMATCH)"; fail=1
       fi
-      # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default and T = 3 and 8
+      # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default, T = 3 and 8, and
+      # every entry with flags of its own
       case "${AN5D_SANITIZE:-0}:$t" in
-        1:default|1:3|1:8)
+        1:default|1:3|1:8|1:*:*)
           for tool in racecheck memcheck; do
             # shellcheck disable=SC2086
             if STN_TB=1 compute-sanitizer --tool $tool --error-exitcode 9 "$exe" $args > "$exe.$tool" 2>&1; then

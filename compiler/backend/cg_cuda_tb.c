@@ -68,6 +68,25 @@ static void neighbour_source(const TbCuda *c, int di, int dj, int *slot, int *vv
   *vv = pos_mod(c->v + dj, V);
 }
 
+/* 2-D TB_STRIP: where in a row of shared memory the thread L lanes away
+ * keeps its column vv (IrTb.xedge: only its first and last reach columns,
+ * one word per lane; else the whole strip, V_ words per lane). */
+static const char *xcol(const IrProgram *p, const IrTb *tb, int L, int vv)
+{
+  if (!tb->xedge) {
+    int col = L * tb->vec + vv;
+    return arena_printf(p->arena, " + PAD_ + tid_ * V_ %c %d", col < 0 ? '-' : '+', abs(col));
+  }
+  int R1 = tb->reach[1], e = vv < R1 ? vv : vv - tb->vec + 2 * R1;
+  return arena_printf(p->arena, " + %stid_ + %d", e ? arena_printf(p->arena, "%d * EW_ + ", e) : "", 1 + L);
+}
+
+/* 2-D TB_STRIP: whether column v goes to shared memory (a neighbour reads it) */
+static int xstored(const IrTb *tb, int v)
+{
+  return !tb->xedge || v < tb->reach[1] || v >= tb->vec - tb->reach[1];
+}
+
 static void shfl_name(Buf *b, int q, int slot, int vv, int L)
 {
   buf_printf(b, "sh%d_%d_%d_%c%d_", q, slot, vv, L < 0 ? 'm' : 'p', abs(L));
@@ -279,9 +298,9 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     if (t < T && hook->xneed && hook->xneed[q] && r == 3)
       buf_printf(b, "            x%d_[(%d * NX_ + %s) * PL_ + xo_%s] = v%d_;\n", q, t, strip_wslot(p, hook),
                  smem_point(p, v / V, v % V), q);
-    else if (t < T && hook->xneed && hook->xneed[q])
-      buf_printf(b, "            x%d_[(%d * NX_ + %s) * W_ + PAD_ + tid_ * V_ + %d] = v%d_;\n", q, t,
-                 strip_wslot(p, hook), v, q);
+    else if (t < T && hook->xneed && hook->xneed[q] && xstored(tb, v))
+      buf_printf(b, "            x%d_[(%d * NX_ + %s) * W_%s] = v%d_;\n", q, t, strip_wslot(p, hook), xcol(p, tb, 0, v),
+                 q);
     else if (t == T)
       buf_printf(b, "            o%d_[%d] = v%d_;\n", q, v, q);
     if (t == T - 1 && tb->predicated) /* to next's twin, outside the region too */
@@ -329,13 +348,13 @@ static void print_preloads(Buf *b, const IrProgram *p, const IrTb *tb, TbCuda *h
       vec_push(&seen, key);
       buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
       shfl_name(b, q, slot, vv, L);
-      int di = hook->psum ? R0 : nd->off[0], col = L * V + vv;
+      int di = hook->psum ? R0 : nd->off[0];
       if (hook->xneed && hook->nx == hook->ns) /* from the row the thread L away wrote to shared memory */
-        buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1,
-                   pos_mod(ph - (LAG - di), hook->nx), col < 0 ? '-' : '+', abs(col));
+        buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_%s];\n", q, t - 1, pos_mod(ph - (LAG - di), hook->nx),
+                   xcol(p, tb, L, vv));
       else if (hook->xneed)
-        buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_ + PAD_ + tid_ * V_ %c %d];\n", q, t - 1, di < 0 ? 'm' : 'p',
-                   abs(di), col < 0 ? '-' : '+', abs(col));
+        buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_%s];\n", q, t - 1, di < 0 ? 'm' : 'p', abs(di),
+                   xcol(p, tb, L, vv));
       else
         buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot,
                    vv, abs(L));
@@ -526,7 +545,10 @@ static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb)
     if (tb->xneed[q]) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
       buf_printf(b, "  %s *const x%d_ = (%s *)((char *)stn_smem_ + %zu);  /* %s: every step's newest %s */\n", ty, q, ty,
-                 tb->xoff[q], p->fields.data[tb->cur[q]].label, r3 ? "planes, [T_][NX_][HY_][W_]" : "rows, [T_][NX_][W_]");
+                 tb->xoff[q], p->fields.data[tb->cur[q]].label,
+                 r3          ? "planes, [T_][NX_][HY_][W_]"
+                 : tb->xedge ? "rows, each thread's first and last PAD_ columns, [T_][NX_][2 * PAD_][EW_]"
+                             : "rows, [T_][NX_][W_]");
     }
   if (tb->nx != tb->ring)
     buf_printf(b, "  int ws_ = 0;  /* the slot of this iteration's %s */\n", r3 ? "planes" : "rows");
@@ -600,6 +622,9 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, RY_ = %d, C_ = RY_ * V_, BX_ = %d, BY_ = %d, H1_ = %d, H2_ = %d, "
                "NX_ = %d, P1_ = %d, P2_ = %d, W_ = BX_ * V_ + 2 * P2_, HY_ = BY_ * RY_ + 2 * P1_, PL_ = HY_ * W_ };\n",
                T, NS, V, tb->rows, tb->block[0], tb->block[1], T * R1, H, NX, R1, tb->reach[2]);
+  else if (strip && tb->xedge)
+    buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, NX_ = %d, "
+               "PAD_ = %d, EW_ = NT_ + 2, W_ = 2 * PAD_ * EW_ };\n", T, NS, V, H, tb->block[0], NX, R1);
   else if (strip)
     buf_printf(b, "  enum { T_ = %d, NS_ = %d, V_ = %d, H_ = %d, NT_ = %d, OWN_ = NT_ * V_ - 2 * H_, NX_ = %d, "
                "PAD_ = %d, W_ = NT_ * V_ + 2 * PAD_ };\n", T, NS, V, H, tb->block[0], NX, R1);
@@ -743,9 +768,8 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
         if (strip && tb->xneed[q] && r == 3)
           buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
                      smem_point(p, v / V, v % V), q, ph, v);
-        else if (strip && tb->xneed[q])
-          buf_printf(b, "      x%d_[%s * W_ + PAD_ + tid_ * V_ + %d] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook), v,
-                     q, ph, v);
+        else if (strip && tb->xneed[q] && xstored(tb, v))
+          buf_printf(b, "      x%d_[%s * W_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook), xcol(p, tb, 0, v), q, ph, v);
       }
     if (strip)
       buf_puts(b, "      __syncthreads();  /* this iteration's rows written, the oldest read */\n");

@@ -216,6 +216,12 @@ typedef struct IrTb {
    * constant of the unrolled phases); xoff[q], where pair q's rows start
    * in shared memory. smem: bytes per block. */
   int ring;
+  /* TB_STRIP 2-D with vec >= 2 reach[1]: shared memory holds each
+   * thread's first and last reach[1] columns only (the others no
+   * neighbour reads), [T][NX][2 reach[1]][threads + 2], lane tid at
+   * tid + 1: every store and load a word per lane, no bank conflicts;
+   * else [T][NX][threads x vec + 2 reach[1]] */
+  int xedge;
   char xneed[MAX_TB_PAIRS];
   size_t xoff[MAX_TB_PAIRS];
   char *xrows;

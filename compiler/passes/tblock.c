@@ -353,6 +353,17 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
+/* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps and
+ * two columns a thread under --tb=auto (j2d9pt 991 GCells/s against 914
+ * at 4, star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double
+ * 512 / 476; at reach 3 and 4, 4 steps stay the fastest: star2d3r 724
+ * against 619 at 6; docs/benchmarks.md 2026-11-25 18:09 UTC). */
+static int star2(const IrKernel *k, const IrTb *tb)
+{
+  return k->rank == 2 && tb->npairs == 1 && tb->reach[0] <= 2 && tb->reach[1] <= 2 &&
+         (tb->reach[0] == 2 || tb->reach[1] == 2) && !reads_diagonal(k, tb);
+}
+
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
  * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
  * 2026-11-25, GCells/s at --tb=1, 2, 4, 8 and with two columns per
@@ -363,12 +374,10 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
  *   2-D, reach 1: 8 steps (j2d5pt 1513 against 1041 at 4; box2d1r,
  *     j2d9pt-gol, gradient2d within 8% of their best).
  *   2-D, reach 2 and more: 4 steps (star2d3r 660 against 410 at 8,
- *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71; at reach
- *     2 within 2% of 8: star2d2r 838 / 853, j2d9pt 822 / 829). Two
- *     columns per thread (--tb-vec=2) ran faster still (star2d3r 717,
- *     star2d4r 536, box2d2r 450, box2d3r 168, j2d9pt 909, star2d2r 924)
- *     but are not the default until bench/an5d verifies them at these
- *     reaches on a GPU.
+ *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71), with two
+ *     columns per thread for one float pair (tb_strip_vec: star2d3r 724,
+ *     star2d4r 539); stars of reach 2, 6 steps and two columns (star2);
+ *     boxes with partial sums, about 9 / r steps (below).
  *   3-D strip: 4 steps only for float stars of reach 1 (star3d1r 552
  *     against 335 single, 391 at 2; diffusion3d 1.70x); float boxes of
  *     reach 1, 2 steps (box3d1r 207 against 199 single and 172 at 4,
@@ -421,6 +430,8 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
   if (tb_psum_for(p, k, tb, o) >= 0)
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
+  if (star2(k, tb))
+    return 6;
   return rmax > 1 ? 4 : 8;
 }
 
@@ -456,7 +467,8 @@ static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, 
   if (!t->xneed[q])
     return 0;
   int r = k->rank;
-  size_t w = (size_t)(t->block[0] * t->vec + 2 * t->reach[r - 1]);
+  size_t w = t->xedge ? (size_t)(2 * t->reach[1] * (t->block[0] + 2))
+                      : (size_t)(t->block[0] * t->vec + 2 * t->reach[r - 1]);
   if (r == 3)
     w *= (size_t)(t->block[1] * t->rows + 2 * t->reach[1]);
   size_t bytes = (size_t)t->steps * (size_t)t->nx * w * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
@@ -470,6 +482,7 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
   int R0 = t->reach[0];
   t->ring = 2 * R0 + (t->cuda == TB_SMEM ? 2 : 1) + t->predicated;
   t->smem = 0;
+  t->xedge = t->cuda == TB_STRIP && k->rank == 2 && t->vec > 1 && t->reach[1] > 0 && t->vec >= 2 * t->reach[1];
   if (t->cuda == TB_SMEM)
     for (int q = 0; q < t->npairs; q++)
       t->smem += (size_t)(p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
@@ -524,6 +537,8 @@ int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const P
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
   if (o->tb_vec)
     return o->tb_vec;
+  if (steps == 6 && !psum && star2(p->kernels.data[t->kernel], t)) /* floats and doubles */
+    return 2;
   return rmax >= 2 && (steps == 4 || (steps == 3 && psum && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t) ? 2 : 1;
 }
 

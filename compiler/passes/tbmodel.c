@@ -42,7 +42,7 @@
  * their barrier-paced streams reach), per flop (cf) and per division or
  * function (cx): bench/an5d/fitmodel.py's fit, 2026-11-25 */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx; } Consts;
-static const Consts fit2d = { 1.72, 0.299, 0.0228, 0.01, 0.0958, 0.0341, 98.2, 0.618, 0.234 };
+static const Consts fit2d = { 1.85, 0.279, 0.0229, 0.178, 0.0828, 0.00711, 80.0, 0.588, 0.144 };
 static const Consts fit3d = { 0.0, 0.277, 0.0408, 0.0571, 0.0664, 0.0528, 42.9, 0.483, 0.0 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
@@ -61,11 +61,12 @@ static double owned(const IrKernel *k, const int *off, int vec)
 /* Shared-memory words a computed point moves in a fused step at `vec`
  * columns a thread: the neighbours' values that are not the thread's own
  * (with partial sums, those of the newest row or plane only, each once),
- * and each pair's newest value, written once. */
+ * and each pair's newest value, written once (2-D with vec at least twice
+ * the reach: only the thread's first and last r columns, IrTb.xedge). */
 static double smem_words(const IrKernel *k, const IrTb *tb, int vec, int psum)
 {
-  int seen[256][2], nseen = 0;
-  double smem = tb->npairs;
+  int seen[256][2], nseen = 0, R1 = tb->reach[1];
+  double smem = tb->npairs * (k->rank == 2 && vec > 1 && R1 > 0 && vec >= 2 * R1 ? 2.0 * R1 / vec : 1.0);
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
     if (n->op != OP_LOAD || ir_tb_pair_of_cur(tb, n->ref) < 0)
