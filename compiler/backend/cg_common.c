@@ -1042,8 +1042,6 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   print_expr(pr, s->expr, P_ADD, 1);
   buf_puts(b, ";\n");
   const char *kname = p->kernels.data[tb->kernel]->name;
-  const char *singles = arena_printf(p->arena, "stn_tb_steps %% %d", tb->steps);
-  const char *passes = arena_printf(p->arena, "stn_tb_steps / %d", tb->steps);
   if (pr->target->tb_pays) {
     indent(b, depth + 1);
     buf_printf(b, "const bool stn_tb_pay = %s_tb_pays_();  /* else single steps: the fields fit in L2, or too few blocks */\n",
@@ -1062,10 +1060,14 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   /* passes start after the single steps, on a pass boundary: a checkpoint
    * written with another schedule resumes in single steps */
   indent(b, depth + 1);
-  buf_printf(b, "const int stn_tb_on = %s(stn_tb_at <= stn_tb_steps %% %d || (stn_tb_at - stn_tb_steps %% %d) %% %d == 0);\n",
-             pr->target->tb_pays ? "stn_tb_pay && " : "", tb->steps, tb->steps, tb->steps);
-  singles = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", tb->steps);
-  passes = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", tb->steps);
+  int T = tb->steps; /* 1: one-step passes (tblock.c tb_strip_single), which start at any step */
+  if (T == 1)
+    buf_printf(b, "const int stn_tb_on = %s;  /* one step a pass */\n", pr->target->tb_pays ? "stn_tb_pay" : "1");
+  else
+    buf_printf(b, "const int stn_tb_on = %s(stn_tb_at <= stn_tb_steps %% %d || (stn_tb_at - stn_tb_steps %% %d) %% %d == 0);\n",
+               pr->target->tb_pays ? "stn_tb_pay && " : "", T, T, T);
+  const char *singles = T == 1 ? "(stn_tb_on ? 0 : stn_tb_steps)" : arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", T);
+  const char *passes = T == 1 ? "(stn_tb_on ? stn_tb_steps : 0)" : arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", T);
   indent(b, depth + 1);
   buf_printf(b, "for (%s = stn_tb_at; %s < %s; %s++) {\n", v, v, singles, v);
   if (id) {
@@ -1098,13 +1100,19 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = stn_tb_on && stn_tb_at > stn_tb_steps %% %d ? (stn_tb_at - stn_tb_steps %% %d) / %d : 0; %s < %s; %s++)%s\n",
-             v, tb->steps, tb->steps, tb->steps, v, passes, v, pr->progress ? " {" : "");
+  if (T == 1)
+    buf_printf(b, "for (%s = stn_tb_on ? stn_tb_at : 0; %s < %s; %s++)%s\n", v, v, passes, v, pr->progress ? " {" : "");
+  else
+    buf_printf(b, "for (%s = stn_tb_on && stn_tb_at > stn_tb_steps %% %d ? (stn_tb_at - stn_tb_steps %% %d) / %d : 0; %s < %s; %s++)%s\n",
+               v, T, T, T, v, passes, v, pr->progress ? " {" : "");
   if (id) {
     indent(b, depth + 2);
     buf_printf(b, "if (stn_ckpt_on) {\n");
     indent(b, depth + 3);
-    buf_printf(b, "stn_tb_at = stn_tb_steps %% %d + %d * %s;\n", tb->steps, tb->steps, v);
+    if (T == 1)
+      buf_printf(b, "stn_tb_at = %s;\n", v);
+    else
+      buf_printf(b, "stn_tb_at = stn_tb_steps %% %d + %d * %s;\n", T, T, v);
     indent(b, depth + 3);
     buf_printf(b, "stn_ckpt_point(%d, stn_tb_at, stn_ckpt%d_, %d);\n", id, id, nitems);
     indent(b, depth + 2);
