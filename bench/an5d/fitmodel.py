@@ -20,6 +20,9 @@ as tbmodel.c's Consts lines, and each row's error with them and with the
 constants stencilc has now.
 
 The default builds' rows (no flags) weigh --default-weight times (8).
+Divisions and functions (special) count only where computed at every
+point (not once a call); with no measured 3-D row that has one, 3-D
+takes the 2-D cx.
 
 usage: fitmodel.py [--stencilc build/stencilc] [--csv bench/an5d/measured.csv] [--default-weight W]
 """
@@ -97,8 +100,18 @@ def main():
 
         # c1, cl, cf, c0, cs, ks, rcap, em, cx
         bounds = [(0, 20), (0, 2), (0, 0.5), (0, 10), (0, 2), (0, 1), (0, 200), (0.2, 1.0), (0, 20)]
+        # no row with a division or function (in 3-D none measured): cx is
+        # the 2-D kernels' (the same instructions), not left free
+        fixed_cx = None
+        if dims == 3 and not any(r["cand"]["features"]["special"] > 0 for r in rs):
+            fixed_cx = fitted[2]["cx"]
+            free = loss
+            loss = lambda x: free(list(x) + [fixed_cx])  # noqa: E731
+            bounds = bounds[:8]
         best = differential_evolution(loss, bounds, seed=1, tol=1e-8, maxiter=3000, polish=True)
-        fitted[dims] = dict(zip(NAMES, best.x))
+        x = list(best.x) + ([fixed_cx] if fixed_cx is not None else [])
+        # as tbmodel.c will have them: 3 significant digits
+        fitted[dims] = dict(zip(NAMES, (float(num(v)) for v in x)))
     print("fitted constants (tbmodel.c):")
     for dims in (2, 3):
         c = fitted[dims]

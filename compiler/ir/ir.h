@@ -269,7 +269,7 @@ typedef struct IrTbCand {
   double regs;             /* registers holding every step's planes or rows, per thread (3-D: per 64 of the
                             * kernel's register budget) */
   /* what the terms are computed from (--report=json "features"; bench/an5d/fitmodel.py fits the constants) */
-  double smem;             /* fused: 4-byte shared-memory words per computed point */
+  double smem;             /* fused: shared-memory loads and stores per computed point (a double's one) */
   double flops;            /* per point (a double's counted twice) */
   double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice) */
   double neighbours;       /* distinct neighbours off the marching axis (single steps), in 4-byte words */

@@ -10,7 +10,8 @@
  *             reach at every step, and the neighbouring blocks compute it
  *             again;
  *   chip      picoseconds per point and step on chip: a constant per
- *             computed point, the shared-memory words it moves (the
+ *             computed point, the shared-memory loads and stores it
+ *             issues (a float or a double each: one instruction; the
  *             neighbours outside the thread's own rows or columns, and
  *             its own newest value; with partial sums the newest row's
  *             neighbours once), its flops (doubles twice), its divisions
@@ -38,12 +39,12 @@
 
 /* picoseconds; single steps (c1, cl: per distinct neighbour off the
  * marching axis, in 4-byte words), fused passes (c0, cs: per shared-memory
- * word; ks per register past rcap; em: the fraction of the copy bandwidth
+ * load or store; ks per register past rcap; em: the fraction of the copy bandwidth
  * their barrier-paced streams reach), per flop (cf) and per division or
  * function (cx): bench/an5d/fitmodel.py's fit, 2026-11-25 */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx; } Consts;
-static const Consts fit2d = { 1.85, 0.279, 0.0229, 0.178, 0.0828, 0.00711, 80.0, 0.588, 0.144 };
-static const Consts fit3d = { 0.0, 0.277, 0.0408, 0.0571, 0.0664, 0.0528, 42.9, 0.483, 0.0 };
+static const Consts fit2d = { 1.3, 0.406, 0.0174, 0.0702, 0.139, 0.0116, 73.0, 0.565, 0.401 };
+static const Consts fit3d = { 0.0, 0.268, 0.0428, 0.363, 0.0471, 0.0553, 44.0, 0.5, 0.401 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -58,8 +59,10 @@ static double owned(const IrKernel *k, const int *off, int vec)
   return off[1] == 0 ? 1.0 : abs(off[1]) == 1 ? 0.5 : 0.0;
 }
 
-/* Shared-memory words a computed point moves in a fused step at `vec`
- * columns a thread: the neighbours' values that are not the thread's own
+/* Shared-memory loads and stores a computed point issues in a fused step
+ * at `vec` columns a thread (a double's count once, one instruction as a
+ * float's: counted as two 4-byte words, the fit missed the 2-D doubles by
+ * 20-30%, docs/benchmarks.md 2026-11-25 19:10): the neighbours' values that are not the thread's own
  * (with partial sums, those of the newest row or plane only, each once),
  * and each pair's newest value, written once (2-D with vec at least twice
  * the reach: only the thread's first and last r columns, IrTb.xedge). */
@@ -117,10 +120,13 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   }
   /* division, square roots and the other functions: many instructions
    * each (gradient2d: a division and a square root a point), counted
-   * apart from the flops */
+   * apart from the flops; not those computed once a call (level 0: the
+   * reciprocal of j2d5pt's / 118) */
   double special = 0;
   for (int i = 0; i < k->nodes.len; i++) {
     Op op = k->nodes.data[i].op;
+    if (k->nodes.data[i].level == 0)
+      continue;
     special += (op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
                                  op != OP_FLOOR && op != OP_CEIL)) * (esz == 8 ? 2.0 : 1.0);
   }
@@ -153,7 +159,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       continue;
     }
     int vec = k->rank == 2 ? tb_strip_vec(p, tb, T, psum, o) : 1;
-    e->smem = smem_words(k, tb, vec, psum) * esz / 4;
+    e->smem = smem_words(k, tb, vec, psum);
     double area, own, computed = 0;
     if (k->rank == 2) {
       int w = (o->block[0] ? (o->block[0] + 31) / 32 * 32 : 128) * vec, h = T * tb->reach[1];
