@@ -24,14 +24,13 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~50-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 175
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 302
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25), the default builds
- * weighted 8: the fit is off by a median of 13% per row (12% on the 31
- * default builds, 17 of them within 15%; the largest misses
- * box3d4r.double +57%, gradient2d +41% whose division and square root it
- * undercounts, j2d5pt.double -30%, star3d4r -24%, box3d3r -23%; worst the
- * doubles' spill cliffs in sweeps). --tb=auto does not follow it: it
+ * weighted 8: the fit is off by a median of 12% per row (5% on the 31
+ * default builds, 25 of them within 15%; the largest misses
+ * box3d4r.double +53%, box3d3r -25%, star3d4r -23%, box3d2r -21%; worst
+ * the doubles' spill cliffs in sweeps). --tb=auto does not follow it: it
  * follows the measured rules of passes/tblock.c, and --report prints the
  * model beside the choice (report.c). */
 #include "passes/passes.h"
