@@ -11,10 +11,11 @@ step in picoseconds,
 
     single steps:  max(bytes / (B 0.9),  c1 + cl neighbours + cf flops + cx special)
                    (one-step passes of the strip kernel, "strip": true, as fused steps)
-    T fused steps: max(bytes / (B em),   recompute (c0 + cs words + cf flops + cx special) spill)
+    T fused steps: max(bytes / (B em),   recompute (c0 + cs accesses + cf flops + cx special) spill)
                    spill = 1 + ks max(0, registers - rcap)
 
-(B the copy bandwidth, 3000 GB/s), separately for 2-D and 3-D kernels. The
+(accesses: shared-memory loads and stores, the JSON's shared_words;
+B the copy bandwidth, 3000 GB/s), separately for 2-D and 3-D kernels. The
 constants minimise the squared log error over the rows; it prints them
 as tbmodel.c's Consts lines, and each row's error with them and with the
 constants stencilc has now.

@@ -23,8 +23,9 @@
 #                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
 #          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3 8:--tb-vec=4"
-#          the builds it verifies (default: default 1 2 ... 8; T:FLAGS: --tb=T
-#          and FLAGS, ':' joining them); AN5D_SANITIZE=1  compute-sanitizer
+#          the builds it verifies (default: default 1 2 ... 8 8:--tb-vec=4, the
+#          last with the edge columns in shared memory; T:FLAGS: --tb=T and
+#          FLAGS, ':' joining them, T a number); AN5D_SANITIZE=1  compute-sanitizer
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
@@ -53,7 +54,7 @@ TOP=${AN5D_TOP:-3}
 REPS=${AN5D_REPS:-3}
 STEPS=${AN5D_STEPS:-1000}
 SWEEP_STEPS=${AN5D_SWEEP_STEPS:-$STEPS}
-VSTEPS=${AN5D_VERIFY_STEPS:-default 1 2 3 4 5 6 7 8}
+VSTEPS=${AN5D_VERIFY_STEPS:-default 1 2 3 4 5 6 7 8 8:--tb-vec=4}
 [ "${AN5D_TABLE:-1}" = 0 ] || [ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
 [ -x build/stencilc ] || make all >/dev/null || exit 2
 dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
@@ -124,7 +125,11 @@ for c in $CASES; do
   if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     echo "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $B/$c.cpu $src > $B/$c.cpu.log 2>&1" > "$B/jobs/$c.cpu.sh"
     for t in $VSTEPS; do
-      fl=""; [ "$t" = default ] || fl="--tb=${t//:/ }"
+      case $t in
+        default) fl="" ;;
+        [1-8] | [1-8]:*) fl="--tb=${t//:/ }" ;;
+        *) echo "run.sh: AN5D_VERIFY_STEPS: '$t' is not default, T or T:FLAGS (T from 1 to 8)" >&2; exit 2 ;;
+      esac
       echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$(tag "$t") $src > $B/$c.v$(tag "$t").log 2>&1" > "$B/jobs/$c.v$(tag "$t").sh"
     done
   fi

@@ -271,7 +271,8 @@ typedef struct IrTbCand {
   /* what the terms are computed from (--report=json "features"; bench/an5d/fitmodel.py fits the constants) */
   double smem;             /* fused: shared-memory loads and stores per computed point (a double's one) */
   double flops;            /* per point (a double's counted twice) */
-  double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice) */
+  double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice;
+                            * not those computed once a call) */
   double neighbours;       /* distinct neighbours off the marching axis (single steps), in 4-byte words */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;

@@ -353,8 +353,8 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
-/* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps and
- * two columns a thread under --tb=auto (j2d9pt 991 GCells/s against 914
+/* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
+ * --tb=auto, and two columns a thread at 6 steps, asked for or not (j2d9pt 991 GCells/s against 914
  * at 4, star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double
  * 512 / 476; at reach 3 and 4, 4 steps stay the fastest: star2d3r 724
  * against 619 at 6; docs/benchmarks.md 2026-11-25 18:09 UTC). */
@@ -531,7 +531,8 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
  * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
  * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
  * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
- * AN5D's suite; box2d4r at 3 steps: 115 against 183); --tb-vec. */
+ * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
+ * a star of reach 2, floats and doubles (star2); --tb-vec. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];

@@ -60,8 +60,9 @@ static double owned(const IrKernel *k, const int *off, int vec)
 
 /* Shared-memory loads and stores a computed point issues in a fused step
  * at `vec` columns a thread (a double's count once, one instruction as a
- * float's: counted as two 4-byte words, the fit missed the 2-D doubles by
- * 20-30%, docs/benchmarks.md 2026-11-25 19:10): the neighbours' values that are not the thread's own
+ * float's; when they counted as two 4-byte words the fit missed the 2-D
+ * doubles by 20-30%, docs/benchmarks.md 2026-11-25 19:10): the
+ * neighbours' values that are not the thread's own
  * (with partial sums, those of the newest row or plane only, each once),
  * and each pair's newest value, written once (2-D with vec at least twice
  * the reach: only the thread's first and last r columns, IrTb.xedge). */
