@@ -93,21 +93,21 @@ def main():
     for dims in (2, 3):
         rs = [r for r in rows if r["dims"] == dims]
 
+        # no row with a division or function (in 3-D none measured): cx is
+        # the 2-D kernels' (the same instructions), not left free
+        fixed_cx = None
+        if dims == 3 and not any(r["cand"]["features"]["special"] > 0 for r in rs):
+            fixed_cx = fitted[2]["cx"]
+
         def loss(x):
-            c = dict(zip(NAMES, x))
+            c = dict(zip(NAMES, list(x) + ([fixed_cx] if fixed_cx is not None else [])))
             if min(x[:6]) < 0 or c["cx"] < 0 or not 0.2 <= c["em"] <= 1.0 or c["rcap"] < 0:
                 return 1e9
             return sum(r["weight"] * (math.log(predict(c, r["steps"], r["cand"]) / r["ps"])) ** 2 for r in rs)
 
         # c1, cl, cf, c0, cs, ks, rcap, em, cx
         bounds = [(0, 20), (0, 2), (0, 0.5), (0, 10), (0, 2), (0, 1), (0, 200), (0.2, 1.0), (0, 20)]
-        # no row with a division or function (in 3-D none measured): cx is
-        # the 2-D kernels' (the same instructions), not left free
-        fixed_cx = None
-        if dims == 3 and not any(r["cand"]["features"]["special"] > 0 for r in rs):
-            fixed_cx = fitted[2]["cx"]
-            free = loss
-            loss = lambda x: free(list(x) + [fixed_cx])  # noqa: E731
+        if fixed_cx is not None:
             bounds = bounds[:8]
         best = differential_evolution(loss, bounds, seed=1, tol=1e-8, maxiter=3000, polish=True)
         x = list(best.x) + ([fixed_cx] if fixed_cx is not None else [])

@@ -1059,15 +1059,29 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   }
   /* passes start after the single steps, on a pass boundary: a checkpoint
    * written with another schedule resumes in single steps */
+  /* on: whether passes run; the single steps' end, the passes' count, the
+   * first pass (a restart's) and the steps done before pass v. T = 1
+   * (one-step passes, tblock.c tb_strip_single): no remainder, and every
+   * step starts a pass. */
+  int T = tb->steps;
+  const char *pay = pr->target->tb_pays ? "stn_tb_pay" : "1", *on, *singles, *passes, *first, *at;
+  if (T == 1) {
+    on = arena_printf(p->arena, "%s;  /* one step a pass */", pay);
+    singles = "(stn_tb_on ? 0 : stn_tb_steps)";
+    passes = "(stn_tb_on ? stn_tb_steps : 0)";
+    first = "stn_tb_on ? stn_tb_at : 0";
+    at = v;
+  } else {
+    on = arena_printf(p->arena, "%s(stn_tb_at <= stn_tb_steps %% %d || (stn_tb_at - stn_tb_steps %% %d) %% %d == 0);",
+                      pr->target->tb_pays ? "stn_tb_pay && " : "", T, T, T);
+    singles = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", T);
+    passes = arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", T);
+    first = arena_printf(p->arena, "stn_tb_on && stn_tb_at > stn_tb_steps %% %d ? (stn_tb_at - stn_tb_steps %% %d) / %d : 0",
+                         T, T, T);
+    at = arena_printf(p->arena, "stn_tb_steps %% %d + %d * %s", T, T, v);
+  }
   indent(b, depth + 1);
-  int T = tb->steps; /* 1: one-step passes (tblock.c tb_strip_single), which start at any step */
-  if (T == 1)
-    buf_printf(b, "const int stn_tb_on = %s;  /* one step a pass */\n", pr->target->tb_pays ? "stn_tb_pay" : "1");
-  else
-    buf_printf(b, "const int stn_tb_on = %s(stn_tb_at <= stn_tb_steps %% %d || (stn_tb_at - stn_tb_steps %% %d) %% %d == 0);\n",
-               pr->target->tb_pays ? "stn_tb_pay && " : "", T, T, T);
-  const char *singles = T == 1 ? "(stn_tb_on ? 0 : stn_tb_steps)" : arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps %% %d : stn_tb_steps)", T);
-  const char *passes = T == 1 ? "(stn_tb_on ? stn_tb_steps : 0)" : arena_printf(p->arena, "(stn_tb_on ? stn_tb_steps / %d : 0)", T);
+  buf_printf(b, "const int stn_tb_on = %s\n", on);
   indent(b, depth + 1);
   buf_printf(b, "for (%s = stn_tb_at; %s < %s; %s++) {\n", v, v, singles, v);
   if (id) {
@@ -1100,19 +1114,12 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
   indent(b, depth + 1);
-  if (T == 1)
-    buf_printf(b, "for (%s = stn_tb_on ? stn_tb_at : 0; %s < %s; %s++)%s\n", v, v, passes, v, pr->progress ? " {" : "");
-  else
-    buf_printf(b, "for (%s = stn_tb_on && stn_tb_at > stn_tb_steps %% %d ? (stn_tb_at - stn_tb_steps %% %d) / %d : 0; %s < %s; %s++)%s\n",
-               v, T, T, T, v, passes, v, pr->progress ? " {" : "");
+  buf_printf(b, "for (%s = %s; %s < %s; %s++)%s\n", v, first, v, passes, v, pr->progress ? " {" : "");
   if (id) {
     indent(b, depth + 2);
     buf_printf(b, "if (stn_ckpt_on) {\n");
     indent(b, depth + 3);
-    if (T == 1)
-      buf_printf(b, "stn_tb_at = %s;\n", v);
-    else
-      buf_printf(b, "stn_tb_at = stn_tb_steps %% %d + %d * %s;\n", T, T, v);
+    buf_printf(b, "stn_tb_at = %s;\n", at);
     indent(b, depth + 3);
     buf_printf(b, "stn_ckpt_point(%d, stn_tb_at, stn_ckpt%d_, %d);\n", id, id, nitems);
     indent(b, depth + 2);

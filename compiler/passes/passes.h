@@ -57,6 +57,9 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
 /* tblock.c: whether --tb=auto's single steps of K are one-step passes of
  * the 3-D strip kernel with partial sums (boxes of a reach of 2 and more). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
+/* tblock.c: whether 2-D TB_STRIP at `vec` columns a thread keeps only
+ * each thread's first and last reach columns in shared memory (IrTb.xedge). */
+int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);

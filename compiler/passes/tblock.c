@@ -475,6 +475,11 @@ static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, 
   return (bytes + 15) / 16 * 16; /* [T][NX][W] (2-D), [T][NX][HY][W] (3-D), 16-byte aligned */
 }
 
+int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec)
+{
+  return k->rank == 2 && vec > 1 && t->reach[1] > 0 && vec >= 2 * t->reach[1];
+}
+
 /* Of the shape decided so far (choose_shape tries narrower 3-D tiles with
  * it; called again once the shape is final). */
 static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
@@ -482,7 +487,7 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
   int R0 = t->reach[0];
   t->ring = 2 * R0 + (t->cuda == TB_SMEM ? 2 : 1) + t->predicated;
   t->smem = 0;
-  t->xedge = t->cuda == TB_STRIP && k->rank == 2 && t->vec > 1 && t->reach[1] > 0 && t->vec >= 2 * t->reach[1];
+  t->xedge = t->cuda == TB_STRIP && tb_edge_columns(k, t, t->vec);
   if (t->cuda == TB_SMEM)
     for (int q = 0; q < t->npairs; q++)
       t->smem += (size_t)(p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4) *

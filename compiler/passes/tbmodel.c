@@ -68,8 +68,8 @@ static double owned(const IrKernel *k, const int *off, int vec)
  * the reach: only the thread's first and last r columns, IrTb.xedge). */
 static double smem_words(const IrKernel *k, const IrTb *tb, int vec, int psum)
 {
-  int seen[256][2], nseen = 0, R1 = tb->reach[1];
-  double smem = tb->npairs * (k->rank == 2 && vec > 1 && R1 > 0 && vec >= 2 * R1 ? 2.0 * R1 / vec : 1.0);
+  int seen[256][2], nseen = 0;
+  double smem = tb->npairs * (tb_edge_columns(k, tb, vec) ? 2.0 * tb->reach[1] / vec : 1.0);
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
     if (n->op != OP_LOAD || ir_tb_pair_of_cur(tb, n->ref) < 0)
