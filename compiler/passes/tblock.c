@@ -353,6 +353,25 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
+/* The one-step passes of float boxes of a reach of 3 and more take a
+ * 32x64 tile (32x32 threads of two rows, one block an SM) instead of
+ * 32x32: all its threads compute the partial sums, and the tile keeps
+ * (32 - 2r)(64 - 2r) of its 2048 points instead of (32 - 2r)^2 of 1024
+ * (box3d4r 16.6 GCells/s against 13.9, box3d3r 43.9 / 41.6; box3d2r
+ * none, 104.7 / 105.3; four rows a thread, 128 registers, slower: box3d4r
+ * 11.6, box3d3r 28.4; doubles at 64 registers spill; H100,
+ * docs/benchmarks.md 2026-11-25 21:05 UTC). */
+int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  if (o->block[1])
+    return o->block[1];
+  int rmax = 0;
+  for (int d = 0; d < k->rank; d++)
+    if (t->reach[d] > rmax)
+      rmax = t->reach[d];
+  return rmax >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 64 : 32;
+}
+
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
  * --tb=auto, and two columns a thread at 6 steps, asked for or not (j2d9pt 991 GCells/s against 914
  * at 4, star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double
@@ -594,7 +613,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     t->cuda = TB_STRIP;
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
-    int ty = o->block[1] ? o->block[1] : 32;
+    int ty = tb_strip_tile_rows(p, k, t, o);
     /* Within a block's shared memory: a narrower tile (tblock.stn's 3-D
      * box in double at T = 6 needs 235008 bytes at 32x32). */
     size_t most = smem_most(o);
