@@ -9,7 +9,8 @@ sweeps and tables of bench/an5d/run.sh, bench/an5d/measured.csv), it asks
 takes the one of the steps the build fused, and predicts, per point and
 step in picoseconds,
 
-    single steps:  max(bytes / (B 0.9),  c1 + cl neighbours + cf flops + cx special)
+    single steps:  max(bytes / (B 0.9),  c1 + cl neighbours + cf flops + cx special
+                                         + cq neighbours flops / 1000)
                    (one-step passes of the strip kernel, "strip": true, as fused steps)
     T fused steps: max(bytes / (B em),   recompute (c0 + cs accesses + cf flops + cx special) spill)
                    spill = 1 + ks max(0, registers - rcap)
@@ -23,7 +24,8 @@ constants stencilc has now.
 The default builds' rows (no flags) weigh --default-weight times (8).
 Divisions and functions (special) count only where computed at every
 point (not once a call); with no measured 3-D row that has one, 3-D
-takes the 2-D cx.
+takes the 2-D cx. cq (single steps of large stencils: their registers)
+is fitted in 3-D only; no 2-D row is a single step of one.
 
 usage: fitmodel.py [--stencilc build/stencilc] [--csv bench/an5d/measured.csv] [--default-weight W]
 """
@@ -38,7 +40,7 @@ import sys
 import numpy as np
 from scipy.optimize import differential_evolution
 
-NAMES = ["c1", "cl", "cf", "c0", "cs", "ks", "rcap", "em", "cx"]
+NAMES = ["c1", "cl", "cf", "c0", "cs", "ks", "rcap", "em", "cx", "cq"]
 BW = 3000.0
 
 
@@ -65,7 +67,8 @@ def predict(c, steps, cand):
     f = cand["features"]
     if steps == 1 and not cand.get("strip"):
         mem = f["bytes"] / (BW * 0.9) * 1e3
-        chip = c["c1"] + c["cl"] * f["neighbours"] + c["cf"] * f["flops"] + c["cx"] * f["special"]
+        chip = (c["c1"] + c["cl"] * f["neighbours"] + c["cf"] * f["flops"] + c["cx"] * f["special"] +
+                c["cq"] * f["neighbours"] * f["flops"] / 1000)
     else:
         mem = f["bytes"] / (BW * c["em"]) * 1e3
         spill = 1 + c["ks"] * max(0.0, cand["registers"] - c["rcap"])
@@ -94,23 +97,29 @@ def main():
         rs = [r for r in rows if r["dims"] == dims]
 
         # no row with a division or function (in 3-D none measured): cx is
-        # the 2-D kernels' (the same instructions), not left free
-        fixed_cx = None
+        # the 2-D kernels' (the same instructions), not left free; cq only
+        # in 3-D (no 2-D row is a single step of a large stencil)
+        fixed = {}
         if dims == 3 and not any(r["cand"]["features"]["special"] > 0 for r in rs):
-            fixed_cx = fitted[2]["cx"]
+            fixed["cx"] = fitted[2]["cx"]
+        if dims == 2:
+            fixed["cq"] = 0.0
+        free = [n for n in NAMES if n not in fixed]
+
+        def consts(x):
+            return dict(fixed, **dict(zip(free, x)))
 
         def loss(x):
-            c = dict(zip(NAMES, list(x) + ([fixed_cx] if fixed_cx is not None else [])))
-            if min(x[:6]) < 0 or c["cx"] < 0 or not 0.2 <= c["em"] <= 1.0 or c["rcap"] < 0:
+            c = consts(x)
+            if min(x) < 0 or not 0.2 <= c["em"] <= 1.0:
                 return 1e9
             return sum(r["weight"] * (math.log(predict(c, r["steps"], r["cand"]) / r["ps"])) ** 2 for r in rs)
 
-        # c1, cl, cf, c0, cs, ks, rcap, em, cx
-        bounds = [(0, 20), (0, 2), (0, 0.5), (0, 10), (0, 2), (0, 1), (0, 200), (0.2, 1.0), (0, 20)]
-        if fixed_cx is not None:
-            bounds = bounds[:8]
-        best = differential_evolution(loss, bounds, seed=1, tol=1e-8, maxiter=3000, polish=True)
-        x = list(best.x) + ([fixed_cx] if fixed_cx is not None else [])
+        limits = dict(c1=(0, 20), cl=(0, 2), cf=(0, 0.5), c0=(0, 10), cs=(0, 2), ks=(0, 1), rcap=(0, 200),
+                      em=(0.2, 1.0), cx=(0, 20), cq=(0, 2))
+        best = differential_evolution(loss, [limits[n] for n in free], seed=1, tol=1e-8, maxiter=3000, polish=True)
+        c = consts(list(best.x))
+        x = [c[n] for n in NAMES]
         # as tbmodel.c will have them: 3 significant digits
         fitted[dims] = dict(zip(NAMES, (float(num(v)) for v in x)))
     print("fitted constants (tbmodel.c):")
