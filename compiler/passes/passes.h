@@ -52,8 +52,12 @@ typedef struct Pass {
  * partial sums as its rows arrive (IrTb.psum), or -1: on CUDA, not with
  * -fno-tb-partial-sums or 2-D --tb-exchange=shfl. */
 int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
-/* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs). */
-int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
+/* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs) at `rows`
+ * rows a thread. */
+int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int rows);
+/* tblock.c: 3-D TB_STRIP's rows a thread in the one-step passes of
+ * tb_strip_single (4 or 2). */
+int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: whether --tb=auto's single steps of K are one-step passes of
  * the 3-D strip kernel with partial sums (boxes of a reach of 2 and more). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);

@@ -372,6 +372,20 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
   return rmax >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 64 : 32;
 }
 
+/* Rows a thread computes along j in the one-step passes --tb=auto takes
+ * (tb_strip_single): four for floats of a reach of 2, at 128 registers
+ * (box3d2r 109.5 GCells/s against 104.6 with two; reach 3 and 4 with
+ * four rows ran slower, box3d4r 11.6 against 16.7; H100,
+ * docs/benchmarks.md 2026-11-25 21:45 UTC); else two. */
+int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  int rmax = 0;
+  for (int d = 0; d < k->rank; d++)
+    if (t->reach[d] > rmax)
+      rmax = t->reach[d];
+  return !o->block[1] && rmax == 2 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 4 : 2;
+}
+
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
  * --tb=auto, and two columns a thread at 6 steps, asked for or not (j2d9pt 991 GCells/s against 914
  * at 4, star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double
@@ -543,12 +557,13 @@ static size_t smem_most(const PassOptions *o)
 /* 3-D TB_STRIP: registers a thread may use (IrTb.regs). 64 (two blocks
  * of 512 threads an SM) for floats; doubles take two registers a value
  * and spilled 400-1700 bytes a thread at 64 (box3d1r.double --tb=2, 3),
- * none at 128 (one block); --max-regs. */
-int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+ * none at 128 (one block); 128 at four rows a thread
+ * (tb_strip_single_rows); --max-regs. */
+int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int rows)
 {
   size_t len;
   const char *rv = pass_option_for_kernel(o->max_regs, k->name, &len);
-  return rv ? atoi(rv) : pairs_double(p, t) ? 128 : 64;
+  return rv ? atoi(rv) : pairs_double(p, t) || rows == 4 ? 128 : 64;
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
@@ -617,8 +632,9 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     /* Within a block's shared memory: a narrower tile (tblock.stn's 3-D
      * box in double at T = 6 needs 235008 bytes at 32x32). */
     size_t most = smem_most(o);
+    int want = t->steps == 1 ? tb_strip_single_rows(p, k, t, o) : 2;
     for (;;) {
-      t->rows = ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
+      t->rows = ty % want == 0 && t->block[0] * ty > 128 ? want : ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
       t->block[1] = ty / t->rows;
       smem_layout(p, t, k);
       if (o->block[1] || ty <= 8 || t->smem <= most)
@@ -626,7 +642,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       ty /= 2;
     }
     t->march = o->march ? o->march : 64;
-    t->regs = tb_strip_regs(p, k, t, o);
+    t->regs = tb_strip_regs(p, k, t, o, t->rows);
     return;
   }
   t->cuda = TB_SMEM;
