@@ -326,6 +326,16 @@ static int pairs_double(const IrProgram *p, const IrTb *tb)
   return 0;
 }
 
+/* The largest reach of K's stencil along any dimension. */
+static int reach_max(const IrKernel *k, const IrTb *tb)
+{
+  int rmax = 0;
+  for (int d = 0; d < k->rank; d++)
+    if (tb->reach[d] > rmax)
+      rmax = tb->reach[d];
+  return rmax;
+}
+
 static const char *tb_option(const PassOptions *o);
 
 /* --tb=auto's single steps of a 3-D box of a reach of 2 and more on the
@@ -345,10 +355,7 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
   if (o->target != TARGET_CUDA || o->mpi || k->rank != 3 || !v || len != 4 || strncmp(v, "auto", 4) != 0)
     return 0;
-  int rmax = 0;
-  for (int d = 0; d < k->rank; d++)
-    if (tb->reach[d] > rmax)
-      rmax = tb->reach[d];
+  int rmax = reach_max(k, tb);
   int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
   return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
 }
@@ -357,33 +364,31 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
  * 32x64 tile (32x32 threads of two rows, one block an SM) instead of
  * 32x32: all its threads compute the partial sums, and the tile keeps
  * (32 - 2r)(64 - 2r) of its 2048 points instead of (32 - 2r)^2 of 1024
- * (box3d4r 16.6 GCells/s against 13.9, box3d3r 43.9 / 41.6; box3d2r
+ * (box3d4r 16.6 GCells/s against 13.9, box3d3r 43.7 / 41.7; box3d2r
  * none, 104.7 / 105.3; four rows a thread, 128 registers, slower: box3d4r
  * 11.6, box3d3r 28.4; doubles at 64 registers spill; H100,
- * docs/benchmarks.md 2026-11-25 21:05 UTC). */
-int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+ * docs/benchmarks.md 2026-11-25 21:05-21:11 UTC). Not where --block
+ * gives the tile, nor for fused passes. */
+int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps)
 {
-  if (o->block[1])
-    return o->block[1];
-  int rmax = 0;
-  for (int d = 0; d < k->rank; d++)
-    if (t->reach[d] > rmax)
-      rmax = t->reach[d];
-  return rmax >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 64 : 32;
+  if (o->block[0] || o->block[1])
+    return o->block[1] ? o->block[1] : 32;
+  return steps == 1 && reach_max(k, t) >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 64 : 32;
 }
 
 /* Rows a thread computes along j in the one-step passes --tb=auto takes
  * (tb_strip_single): four for floats of a reach of 2, at 128 registers
  * (box3d2r 109.5 GCells/s against 104.6 with two; reach 3 and 4 with
- * four rows ran slower, box3d4r 11.6 against 16.7; H100,
- * docs/benchmarks.md 2026-11-25 21:45 UTC); else two. */
+ * four rows ran slower, box3d4r 11.6 against 16.7, and four rows at 64
+ * registers spilled; H100, docs/benchmarks.md 2026-11-25 21:05 and 21:45
+ * UTC); else two, and two where --block or --max-regs is given (what
+ * they were measured with). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
-  int rmax = 0;
-  for (int d = 0; d < k->rank; d++)
-    if (t->reach[d] > rmax)
-      rmax = t->reach[d];
-  return !o->block[1] && rmax == 2 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 4 : 2;
+  size_t len;
+  if (o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len))
+    return 2;
+  return reach_max(k, t) == 2 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 4 : 2;
 }
 
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
@@ -423,10 +428,7 @@ static int star2(const IrKernel *k, const IrTb *tb)
  *     strip kernel instead, tb_strip_single). */
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
-  int rmax = 0;
-  for (int d = 0; d < k->rank; d++)
-    if (tb->reach[d] > rmax)
-      rmax = tb->reach[d];
+  int rmax = reach_max(k, tb);
   if (k->rank == 3) { /* GPU: 2 steps pay when read-only fields dominate the traffic (Himeno 1.40x) */
     int fields[MAX_TB_KEEP], ro = readonly_point_fields(k, tb, fields, MAX_TB_KEEP);
     if (o->target != TARGET_CUDA) {
@@ -554,8 +556,8 @@ static size_t smem_most(const PassOptions *o)
   return o->arch >= 90 ? 232448 : o->arch >= 80 ? 166912 : 101376;
 }
 
-/* 3-D TB_STRIP: registers a thread may use (IrTb.regs). 64 (two blocks
- * of 512 threads an SM) for floats; doubles take two registers a value
+/* 3-D TB_STRIP: registers a thread may use (IrTb.regs). 64 for floats
+ * (two blocks of 512 threads an SM, one of 1024); doubles take two registers a value
  * and spilled 400-1700 bytes a thread at 64 (box3d1r.double --tb=2, 3),
  * none at 128 (one block); 128 at four rows a thread
  * (tb_strip_single_rows); --max-regs. */
@@ -623,18 +625,22 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * step's in-plane neighbours through shared memory; one barrier per
      * plane (bench/tb3d.cu, H100, diffusion3d 512^3 at T = 3: 480
      * GCells/s against 366 for a thread per point and 297 for the rings
-     * of TB_SMEM; two rows let two blocks fit an SM). --block gives the
-     * tile; at most 64 planes per block (the harness's). */
+     * of TB_SMEM; two rows let two blocks fit an SM). The one-step passes
+     * of float boxes take a 32x64 tile at a reach of 3 and more
+     * (tb_strip_tile_rows) and four rows a thread at a reach of 2
+     * (tb_strip_single_rows). --block gives the tile; at most 64 planes
+     * per block (the harness's). */
     t->cuda = TB_STRIP;
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
-    int ty = tb_strip_tile_rows(p, k, t, o);
+    int ty = tb_strip_tile_rows(p, k, t, o, t->steps);
     /* Within a block's shared memory: a narrower tile (tblock.stn's 3-D
      * box in double at T = 6 needs 235008 bytes at 32x32). */
     size_t most = smem_most(o);
     int want = t->steps == 1 ? tb_strip_single_rows(p, k, t, o) : 2;
     for (;;) {
-      t->rows = ty % want == 0 && t->block[0] * ty > 128 ? want : ty % 2 == 0 && t->block[0] * ty > 128 ? 2 : 1;
+      int rows = ty % want == 0 ? want : ty % 2 == 0 ? 2 : 1;
+      t->rows = t->block[0] * ty > 128 ? rows : 1;
       t->block[1] = ty / t->rows;
       smem_layout(p, t, k);
       if (o->block[1] || ty <= 8 || t->smem <= most)

@@ -23,7 +23,7 @@
  * passes of the strip kernel, tb_strip_single, costed like the fused ones)
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
- * by a barrier per plane, ~50-60%) and chip. The constants are a
+ * by a barrier per plane, ~45-60%) and chip. The constants are a
  * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 305
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25), the default builds
@@ -176,14 +176,15 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
         computed += w - 2 * tb->reach[1] * t;
       e->regs = (double)T * (2 * tb->reach[0] + 1) * vec * esz / 4 * tb->npairs * (psum ? 2 : 1);
     } else {
-      int x = o->block[0] ? o->block[0] : 32, y = T == 1 ? tb_strip_tile_rows(p, k, tb, o) : o->block[1] ? o->block[1] : 32;
+      int x = o->block[0] ? o->block[0] : 32;
+      int y = tb_strip_tile_rows(p, k, tb, o, T);
       area = (double)x * y;
       own = (double)(x - 2 * T * tb->reach[2]) * (y - 2 * T * tb->reach[1]);
       if (x - 2 * T * tb->reach[2] <= 0 || y - 2 * T * tb->reach[1] <= 0)
         own = 0;
       for (int t = 1; t <= T; t++)
         computed += (double)(x - 2 * tb->reach[2] * t) * (y - 2 * tb->reach[1] * t);
-      e->regs = (double)T * (2 * tb->reach[0] + 1) * 2 * esz / 4 * tb->npairs * (psum ? 2 : 1) / budget;
+      e->regs = (double)T * (2 * tb->reach[0] + 1) * rows * esz / 4 * tb->npairs * (psum ? 2 : 1) / budget;
     }
     e->own = own > 0;
     if (!e->own)
