@@ -56,7 +56,7 @@ int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pass
  * rows a thread. */
 int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int rows);
 /* tblock.c: 3-D TB_STRIP's rows a thread in the one-step passes of
- * tb_strip_single (4 or 2). */
+ * tb_strip_single (4, 2 or 1). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: whether --tb=auto's single steps of K are one-step passes of
  * the 3-D strip kernel with partial sums (boxes of a reach of 2 and more). */

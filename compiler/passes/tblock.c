@@ -344,10 +344,12 @@ static const char *tb_option(const PassOptions *o);
  * it serves, instead of the stream kernel's (2r + 1)^3 loads a point
  * (box3d2r 104 GCells/s against 51 single steps and 83 at 2 steps,
  * box3d3r 42 against 18 and 19, box3d2r.double 42 against 27; H100,
- * docs/benchmarks.md 2026-11-25 15:41-15:46). Doubles of a reach of 3 spill
- * (box3d3r.double, a plane of 98 words of neighbours: 2000 bytes spilled,
- * 6.4 against 9.3 single steps), so for doubles a plane's neighbours must
- * fit 64 words; floats of reach 4 do not spill (box3d4r: 62 registers).
+ * docs/benchmarks.md 2026-11-25 15:41-15:46). Doubles of a reach of 3
+ * (a plane of 98 words of neighbours) spill at two rows a thread
+ * (box3d3r.double: 2000 bytes, 6.4 against 9.3 single steps) and take
+ * one (tb_strip_single_rows: 11.5); of a reach of 4 (162 words) one row
+ * still loses (3.5 against 3.8), so doubles stop at 98 words; floats of
+ * reach 4 do not spill (box3d4r: 62 registers).
  * A reach of 1 stays with the stream kernel (j3d27pt 183 against 199). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
@@ -357,7 +359,7 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     return 0;
   int rmax = reach_max(k, tb);
   int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
-  return rmax >= 2 && (!dbl || words <= 64) && tb_psum_for(p, k, tb, o) >= 0;
+  return rmax >= 2 && (!dbl || words <= 98) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
 /* The one-step passes of float boxes of a reach of 3 and more take a
@@ -380,15 +382,19 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
  * (tb_strip_single): four for floats of a reach of 2, at 128 registers
  * (box3d2r 109.5 GCells/s against 104.6 with two; reach 3 and 4 with
  * four rows ran slower, box3d4r 11.6 against 16.7, and four rows at 64
- * registers spilled; H100, docs/benchmarks.md 2026-11-25 21:05 and 21:45
- * UTC); else two, and two where --block or --max-regs is given (what
- * they were measured with). */
+ * registers spilled); one for doubles whose plane of neighbours is past
+ * 64 words, 32x32 threads at 64 registers (box3d3r.double 11.5 against
+ * 6.4 with two, 9.8 on a 32x16 tile; H100, docs/benchmarks.md 2026-11-25
+ * 21:05, 21:45 and 22:07 UTC); else two, and two where --block or
+ * --max-regs is given (what they were measured with). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
   size_t len;
-  if (o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len))
+  if (o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len) || !tb_strip_single(p, k, t, o))
     return 2;
-  return reach_max(k, t) == 2 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 4 : 2;
+  if (pairs_double(p, t))
+    return (2 * t->reach[1] + 1) * (2 * t->reach[2] + 1) * 2 > 64 ? 1 : 2;
+  return reach_max(k, t) == 2 ? 4 : 2;
 }
 
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
