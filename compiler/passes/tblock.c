@@ -348,8 +348,9 @@ static const char *tb_option(const PassOptions *o);
  * (a plane of 98 words of neighbours) spill at two rows a thread
  * (box3d3r.double: 2000 bytes, 6.4 against 9.3 single steps) and take
  * one (tb_strip_single_rows: 11.5); of a reach of 4 (162 words) one row
- * still loses (3.5 against 3.8), so doubles stop at 98 words; floats of
- * reach 4 do not spill (box3d4r: 62 registers).
+ * still loses (3.5 against 3.8), so doubles stop at 98 words (64 where
+ * --block or --max-regs asks for a shape); floats of reach 4 do not spill
+ * (box3d4r: 62 registers).
  * A reach of 1 stays with the stream kernel (j3d27pt 183 against 199). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
@@ -359,7 +360,10 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     return 0;
   int rmax = reach_max(k, tb);
   int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
-  return rmax >= 2 && (!dbl || words <= 98) && tb_psum_for(p, k, tb, o) >= 0;
+  /* past 64 words only at one row a thread, which --block and --max-regs
+   * do not give (tb_strip_single_rows) */
+  int one_row = !o->block[0] && !o->block[1] && !pass_option_for_kernel(o->max_regs, k->name, &len);
+  return rmax >= 2 && (!dbl || words <= 64 || (words <= 98 && one_row)) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
 /* The one-step passes of float boxes of a reach of 3 and more take a
