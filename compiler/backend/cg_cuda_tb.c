@@ -101,7 +101,7 @@ static void reg_load_3d(Printer *pr, const TbCuda *c, int q, const IrNode *n)
   const IrProgram *p = pr->p;
   int V = c->tb->vec, RY = c->tb->rows, di = c->psum ? c->tb->reach[0] : n->off[0], LAG = lag(c->tb);
   int yy = c->v / V + n->off[1], vv = c->v % V + n->off[2];
-  if (yy >= 0 && yy < RY && vv >= 0 && vv < V) {
+  if (yy >= 0 && yy < RY && vv >= 0 && vv < V && !c->tb->own_smem) {
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, pos_mod(c->ph + di - c->t * LAG, c->ns), yy * V + vv);
     return;
   }
@@ -226,6 +226,18 @@ static const char *smem_point(const IrProgram *p, int y, int v)
   return v ? arena_printf(p->arena, "%s + %d", rows, v) : rows;
 }
 
+/* The value of the thread's point v at step t - 1 of the row step t
+ * computes in phase ph: a register of the queue, or (IrTb.own_smem, one
+ * step a pass) the plane in shared memory, which keeps NX_ > LAG planes. */
+static const char *own_value(const IrProgram *p, const TbCuda *c, int q, int t, int ph, int v)
+{
+  int V = c->tb->vec;
+  if (c->tb->own_smem)
+    return arena_printf(p->arena, "x%d_[(%d * NX_ + %d) * PL_ + xo_%s]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->tb->nx),
+                        smem_point(p, v / V, v % V));
+  return arena_printf(p->arena, "q%d_[%d][%d][%d]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->ns), v);
+}
+
 /* 2-D kernels: column v of step t in phase ph (3-D TB_STRIP: the thread's
  * point v, row v / V_ and column v % V_). fast: known to be in the region. */
 static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
@@ -286,7 +298,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     for (int q = 0; q < tb->npairs; q++) {
       buf_printf(b, "              v%d_ = ", q);
       if (tb->fast_instance) /* the point's own value at step t - 1 */
-        buf_printf(b, "F_ ? q%d_[%d][%d][%d] : ", q, t - 1, pos_mod(ph - t * lag(tb), hook->ns), v);
+        buf_printf(b, "F_ ? %s : ", own_value(p, hook, q, t, ph, v));
       buf_printf(b, "pa_ && ca%d_ ? %s[c_] : (%s)0;\n", v, cname(p, p->fields.data[t % 2 ? tb->next[q] : tb->cur[q]].name),
                  ctype(p->fields.data[tb->cur[q]].ty));
     }
@@ -311,10 +323,10 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                  tb->fast_instance ? "!F_ && " : "", v,
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
     else if (T == 1) /* one step a pass (tb_strip_single): step T - 1 is the point's value as loaded */
-      buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = q%d_[0][%d][%d];\n",
+      buf_printf(b, "            if (%sprev_ && own%d_ && q_ >= i0_ && q_ < i1_%s)\n              %s[c_] = %s;\n",
                  tb->fast_instance ? "!F_ && " : "", v,
-                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q,
-                 pos_mod(ph - t * lag(tb), hook->ns), v);
+                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name),
+                 own_value(p, hook, q, 1, ph, v));
   }
   buf_puts(b, "          }\n");
 }
@@ -683,7 +695,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   int D = NS > 2 ? 2 : 1;  /* D < NS but for NS = 1 */
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-    if (r == 3)
+    if (r == 3 && tb->own_smem)
+      buf_printf(b, "  %s pf%d_[NS_][C_];  /* %s: the next planes (the last ones in shared memory only) */\n", ty, q,
+                 p->fields.data[tb->cur[q]].label);
+    else if (r == 3)
       buf_printf(b, "  %s q%d_[T_][NS_][C_], pf%d_[NS_][C_];  /* %s: every step's last planes; the next planes of step 0 */\n",
                  ty, q, q, p->fields.data[tb->cur[q]].label);
     else
@@ -764,7 +779,8 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     hook->ph = ph;
     for (int q = 0; q < tb->npairs; q++)
       for (int v = 0; v < C; v++) {
-        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
+        if (!tb->own_smem)
+          buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
         if (strip && tb->xneed[q] && r == 3)
           buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
                      smem_point(p, v / V, v % V), q, ph, v);

@@ -201,6 +201,9 @@ typedef struct IrTb {
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
   int regs;                /* 3-D TB_STRIP: registers a thread may use (the launch bounds let 65536 / (threads x
                             * regs) blocks share an SM; ptxas spills beyond) */
+  int own_smem;            /* 3-D TB_STRIP, one-step passes of doubles with partial sums: a thread reads its own
+                            * points' values back from the planes in shared memory instead of keeping them in
+                            * a register queue (tblock.c choose_shape) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
    * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
    * memory (the plane a step writes in an iteration is none the next step

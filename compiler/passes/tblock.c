@@ -659,6 +659,14 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     }
     t->march = o->march ? o->march : 64;
     t->regs = tb_strip_regs(p, k, t, o, t->rows);
+    /* One-step passes of doubles with partial sums: the queue of a
+     * thread's own values (2r + 1 planes, two registers each) goes; the
+     * center term and the value stored to next read the planes every
+     * pass keeps in shared memory. ptxas spilled the queue at 64 and 128
+     * registers: box3d2r.double 40.1 -> 43.8 GCells/s, box3d3r.double
+     * 11.2 -> 11.4; floats lose (box3d2r 110 -> 102, box3d4r 16.6 ->
+     * 16.2), so they keep it (H100, docs/benchmarks.md 2026-11-26). */
+    t->own_smem = t->steps == 1 && t->psum >= 0 && pairs_double(p, t) && t->nx == t->ring;
     return;
   }
   t->cuda = TB_SMEM;
@@ -834,9 +842,12 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
             t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
-                                  "with every step's planes in registers, %d row%s per thread, in-plane neighbours "
+                                  "%s, %d row%s per thread, in-plane neighbours "
                                   "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
-                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows, t->rows,
+                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
+                                  t->own_smem ? "with its planes in shared memory only (no register queue)"
+                                              : "with every step's planes in registers",
+                                  t->rows,
                                   t->rows == 1 ? "" : "s", t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
                                   t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
