@@ -534,10 +534,10 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
         else
           fprintf(f, "%s{\"steps\": %d, \"strip\": %s, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
                      "\"registers\": %.1f, \"features\": {\"bytes\": %.4f, \"shared_words\": %.4f, \"flops\": %.1f, "
-                     "\"special\": %.1f, \"neighbours\": %.1f}}", c ? ", " : "", e->steps, e->strip ? "true" : "false",
+                     "\"special\": %.1f, \"neighbours\": %.1f, \"element_bytes\": %d}}", c ? ", " : "", e->steps, e->strip ? "true" : "false",
                   tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
-                  e->special, e->neighbours);
+                  e->special, e->neighbours, e->esz);
       }
       fprintf(f, "]");
     }

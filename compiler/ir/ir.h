@@ -277,6 +277,7 @@ typedef struct IrTbCand {
   double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice;
                             * not those computed once a call) */
   double neighbours;       /* distinct neighbours off the marching axis (single steps), in 4-byte words */
+  int esz;                 /* bytes of the pairs' widest element (a double's shared-memory load: two wavefronts) */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 

@@ -20,17 +20,20 @@
  *             (spills; in 3-D per 64 of the kernel's register budget);
  *
  * (T = 1 is the single-step kernel, or where --tb=auto takes one-step
- * passes of the strip kernel, tb_strip_single, costed like the fused ones)
+ * passes of the strip kernel, tb_strip_single: every thread of the tile
+ * computes its part of the partial sums, so recompute is the tile over
+ * what it owns, and the chip term has its own constants, p0 a point, pf
+ * a flop, ps a shared-memory wavefront, a double's load two)
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
  * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 306
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
- * default builds, docs/benchmarks.md 2026-11-25), the default builds
- * weighted 8: the fit is off by a median of 12% per row (3% on the 32
- * default builds, 28 of them within 15%; the largest misses
- * box3d3r.double +52%, box3d3r -25%, box3d2r -23%, star3d4r -20%; worst
- * the doubles' spill cliffs in sweeps). --tb=auto does not follow it: it
+ * default builds, docs/benchmarks.md 2026-11-25 and 26), the default
+ * builds weighted 8: the fit is off by a median of 12% per row (5% on the
+ * 32 default builds, 29 of them within 15%; the misses box3d3r.double
+ * +43%, whose kernel ptxas spills, which the model does not see, star3d4r
+ * -20%, box3d3r -18%; worst the doubles' spill cliffs in sweeps). --tb=auto does not follow it: it
  * follows the measured rules of passes/tblock.c, and --report prints the
  * model beside the choice (report.c). */
 #include "passes/passes.h"
@@ -44,10 +47,11 @@
  * (cq: an empirical term for the registers of large stencils, which the
  * stream kernel's single steps run out of: box3d4r.double at 255
  * registers, 3.9 GCells/s where the linear terms said 6; 3-D only, no
- * 2-D row asks for it): bench/an5d/fitmodel.py's fit, 2026-11-25 */
-typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq; } Consts;
-static const Consts fit2d = { 1.3, 0.406, 0.0174, 0.0702, 0.139, 0.0116, 73.0, 0.565, 0.401, 0.0 };
-static const Consts fit3d = { 0.142, 0.24, 0.0399, 0.403, 0.0619, 0.0578, 43.8, 0.5, 0.401, 0.228 };
+ * 2-D row asks for it), and the one-step passes' p0, pf, ps (3-D only):
+ * bench/an5d/fitmodel.py's fit, 2026-11-26 */
+typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps; } Consts;
+static const Consts fit2d = { 1.3, 0.406, 0.0174, 0.0702, 0.139, 0.0116, 73.0, 0.565, 0.401, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 0.144, 0.248, 0.0373, 0.0845, 0.122, 0.0645, 46.7, 0.482, 0.401, 0.244, 0.0, 0.023, 0.099 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -149,6 +153,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->flops = flops;
     e->special = special;
     e->neighbours = nseen * esz / 4.0;
+    e->esz = esz;
     if (T == 1 && !strip1) {
       e->own = 1;
       e->recompute = 1.0;
@@ -184,6 +189,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
         own = 0;
       for (int t = 1; t <= T; t++)
         computed += (double)(x - 2 * tb->reach[2] * t) * (y - 2 * tb->reach[1] * t);
+      if (T == 1 && strip1) /* every thread of the tile adds its plane's part to the partial sums */
+        computed = area;
       e->regs = (double)T * (2 * tb->reach[0] + 1) * rows * esz / 4 * tb->npairs * (psum ? 2 : 1) / budget;
     }
     e->own = own > 0;
@@ -193,7 +200,10 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->bytes = (pair_bytes * area / own + pair_bytes) / T + other;
     e->mem_eff = c->em;
     double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
-    e->chip_ps = e->recompute * (c->c0 + c->cs * e->smem + c->cf * flops + c->cx * special) * spill;
+    if (T == 1 && strip1) /* one-step passes: their own constants, shared memory in wavefronts */
+      e->chip_ps = e->recompute * (c->p0 + c->ps * e->smem * esz / 4 + c->pf * flops + c->cx * special);
+    else
+      e->chip_ps = e->recompute * (c->c0 + c->cs * e->smem + c->cf * flops + c->cx * special) * spill;
   }
   return m;
 }
