@@ -419,7 +419,7 @@ static int term_row(const IrKernel *k, const IrTb *tb, int id)
  * row q_ + r - d, a<pair>_[t - 1][its slot][v]: the first offset's terms
  * start it, the last offset's (d = r) complete row q_'s, in the order the
  * source adds them. */
-static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v)
+static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int owned)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   TbCuda *hook = (TbCuda *)pr->hook;
@@ -440,10 +440,14 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
   hook->v = v;
   hook->psum = 1;
   pr->last_line = 0;
-  line_comment(pr, k->nodes.data[tb->psum].span, 5);
+  int d = 5 + owned;
+  if (owned)
+    buf_printf(b, "          if (own%d_) {\n", v);
+  line_comment(pr, k->nodes.data[tb->psum].span, d);
   for (int i = 0; i < n;) {
     const char *acc = arena_printf(p->arena, "a0_[%d][%d][%d]", t - 1, pos_mod(ph - t * LAG + R0 - row[i], NS), v);
-    buf_printf(b, "          %s = ", acc);
+    indent(b, d);
+    buf_printf(b, "%s = ", acc);
     if (i > 0)
       buf_printf(b, "%s ", acc);
     int g = i;
@@ -456,6 +460,8 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
     }
     buf_printf(b, ";  /* row q_ + %d of step %d: part of row q_ + %d */\n", R0, t - 1, R0 - row[g]);
   }
+  if (owned)
+    buf_puts(b, "          }\n");
   hook->psum = 0;
 }
 
@@ -478,7 +484,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
       print_preloads(b, p, tb, hook, t, ph, LAG);
       hook->psum = 0;
       for (int v = 0; v < C; v++)
-        print_psum_point(b, p, tb, pr, t, ph, v);
+        print_psum_point(b, p, tb, pr, t, ph, v, tb->sums_owned && t == T);
       buf_puts(b, "        }\n");
     }
     hook->t = t;

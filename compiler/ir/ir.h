@@ -204,6 +204,8 @@ typedef struct IrTb {
   int own_smem;            /* 3-D TB_STRIP, one-step passes of doubles with partial sums: a thread reads its own
                             * points' values back from the planes in shared memory instead of keeping them in
                             * a register queue (tblock.c choose_shape) */
+  int sums_owned;          /* 3-D TB_STRIP with partial sums: the last step adds its parts only to the sums of
+                            * points the block keeps (own<v>_; warps of halo rows skip them) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
    * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
    * memory (the plane a step writes in an iteration is none the next step

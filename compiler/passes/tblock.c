@@ -347,10 +347,13 @@ static const char *tb_option(const PassOptions *o);
  * docs/benchmarks.md 2026-11-25 15:41-15:46). Doubles of a reach of 3
  * (a plane of 98 words of neighbours) spill at two rows a thread
  * (box3d3r.double: 2000 bytes, 6.4 against 9.3 single steps) and take
- * one (tb_strip_single_rows: 11.5); of a reach of 4 (162 words) one row
- * still loses (3.5 against 3.8), so doubles stop at 98 words (64 where
- * --block or --max-regs asks for a shape); floats of reach 4 do not spill
- * (box3d4r: 62 registers).
+ * one (tb_strip_single_rows), whose sums only the points the block keeps
+ * compute (IrTb.sums_owned: no spills, box3d3r.double 14.4 against 11.5
+ * with every point's sums and 9.3 single steps; a reach of 4, 162 words,
+ * 5.7 against 3.8 single steps; H100, docs/benchmarks.md 2026-11-26
+ * 01:45), so doubles stop at 162 words (64 where --block or --max-regs
+ * asks for a shape); floats of reach 4 do not spill (box3d4r: 62
+ * registers).
  * A reach of 1 stays with the stream kernel (j3d27pt 183 against 199). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
@@ -363,7 +366,7 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   /* past 64 words only at one row a thread, which --block and --max-regs
    * do not give (tb_strip_single_rows) */
   int one_row = !o->block[0] && !o->block[1] && !pass_option_for_kernel(o->max_regs, k->name, &len);
-  return rmax >= 2 && (!dbl || words <= 64 || (words <= 98 && one_row)) && tb_psum_for(p, k, tb, o) >= 0;
+  return rmax >= 2 && (!dbl || words <= 64 || (words <= 162 && one_row)) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
 /* The one-step passes of float boxes of a reach of 3 and more take a
@@ -667,6 +670,15 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * 11.2 -> 11.4; floats lose (box3d2r 110 -> 102, box3d4r 16.6 ->
      * 16.2), so they keep it (H100, docs/benchmarks.md 2026-11-26). */
     t->own_smem = t->steps == 1 && t->psum >= 0 && pairs_double(p, t) && t->nx == t->ring;
+    /* Doubles at one row a thread: only the points the block keeps add
+     * to the partial sums (the warps of halo rows skip them). The branch
+     * lets ptxas keep the sums without spilling (box3d3r.double: 44
+     * registers, none spilled, against 64 and 220 bytes; 14.4 GCells/s
+     * against 11.5); where nothing spilled it costs more than it saves
+     * (box3d3r 43.6 -> 37.0, box3d2r 110 -> 79, box3d2r.double 45 -> 37,
+     * the fused passes of box3d1r 304 -> 294; H100, docs/benchmarks.md
+     * 2026-11-26 01:45). */
+    t->sums_owned = t->own_smem && t->rows == 1;
     return;
   }
   t->cuda = TB_SMEM;
@@ -870,8 +882,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   steps, k->name, reach);
           if (t->psum >= 0)
             t->why = arena_printf(p->arena, "%s; partial sums: each arriving %s adds its part to the sums of the %d %s "
-                                  "it serves", t->why, k->rank == 3 ? "plane" : "row", 2 * t->reach[0] + 1,
-                                  k->rank == 3 ? "planes" : "rows");
+                                  "it serves%s", t->why, k->rank == 3 ? "plane" : "row", 2 * t->reach[0] + 1,
+                                  k->rank == 3 ? "planes" : "rows",
+                                  t->sums_owned ? ", at the points the block keeps only" : "");
           if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
             t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
                                   "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
