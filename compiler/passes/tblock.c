@@ -336,6 +336,13 @@ static int reach_max(const IrKernel *k, const IrTb *tb)
   return rmax;
 }
 
+/* 4-byte words of a plane's (2r + 1)^2 in-plane neighbours: past 64 the
+ * one-step passes take one row a thread (tb_strip_single_rows) */
+static int plane_words(const IrProgram *p, const IrTb *t)
+{
+  return (2 * t->reach[1] + 1) * (2 * t->reach[2] + 1) * (pairs_double(p, t) ? 2 : 1);
+}
+
 static const char *tb_option(const PassOptions *o);
 
 /* --tb=auto's single steps of a 3-D box of a reach of 2 and more on the
@@ -362,46 +369,50 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   if (o->target != TARGET_CUDA || o->mpi || k->rank != 3 || !v || len != 4 || strncmp(v, "auto", 4) != 0)
     return 0;
   int rmax = reach_max(k, tb);
-  int dbl = pairs_double(p, tb), words = (2 * tb->reach[1] + 1) * (2 * tb->reach[2] + 1) * 2;
+  int dbl = pairs_double(p, tb), words = plane_words(p, tb);
   /* past 64 words only at one row a thread, which --block and --max-regs
    * do not give (tb_strip_single_rows) */
   int one_row = !o->block[0] && !o->block[1] && !pass_option_for_kernel(o->max_regs, k->name, &len);
   return rmax >= 2 && (!dbl || words <= 64 || (words <= 162 && one_row)) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
-/* The one-step passes of float boxes of a reach of 3 and more take a
+/* The one-step passes of float boxes of a reach of 3 (49 words) take a
  * 32x64 tile (32x32 threads of two rows, one block an SM) instead of
  * 32x32: all its threads compute the partial sums, and the tile keeps
  * (32 - 2r)(64 - 2r) of its 2048 points instead of (32 - 2r)^2 of 1024
  * (box3d4r 16.6 GCells/s against 13.9, box3d3r 43.7 / 41.7; box3d2r
  * none, 104.7 / 105.3; four rows a thread, 128 registers, slower: box3d4r
  * 11.6, box3d3r 28.4; doubles at 64 registers spill; H100,
- * docs/benchmarks.md 2026-11-25 21:05-21:11 UTC). Not where --block
+ * docs/benchmarks.md 2026-11-25 21:05-21:11 UTC). At one row a thread
+ * (past 64 words: box3d4r since 2026-11-26) 32x32. Not where --block
  * gives the tile, nor for fused passes. */
 int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps)
 {
   if (o->block[0] || o->block[1])
     return o->block[1] ? o->block[1] : 32;
-  return steps == 1 && reach_max(k, t) >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) ? 64 : 32;
+  return steps == 1 && reach_max(k, t) >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) &&
+         tb_strip_single_rows(p, k, t, o) == 2 ? 64 : 32;
 }
 
 /* Rows a thread computes along j in the one-step passes --tb=auto takes
  * (tb_strip_single): four for floats of a reach of 2, at 128 registers
  * (box3d2r 109.5 GCells/s against 104.6 with two; reach 3 and 4 with
  * four rows ran slower, box3d4r 11.6 against 16.7, and four rows at 64
- * registers spilled); one for doubles whose plane of neighbours is past
- * 64 words, 32x32 threads at 64 registers (box3d3r.double 11.5 against
- * 6.4 with two, 9.8 on a 32x16 tile; H100, docs/benchmarks.md 2026-11-25
- * 21:05, 21:45 and 22:07 UTC); else two, and two where --block or
+ * registers spilled); one where the plane of neighbours is past 64
+ * words, 32x32 threads at 64 registers (box3d3r.double 11.5 against 6.4
+ * with two, 9.8 on a 32x16 tile; H100, docs/benchmarks.md 2026-11-25
+ * 21:05, 21:45 and 22:07 UTC; box3d4r, 81 words, 17.8 against 16.6 with
+ * two rows on a 32x64 tile, with IrTb.own_smem and sums_owned, which one
+ * row takes, 2026-11-26 02:10); else two, and two where --block or
  * --max-regs is given (what they were measured with). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
   size_t len;
   if (o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len) || !tb_strip_single(p, k, t, o))
     return 2;
-  if (pairs_double(p, t))
-    return (2 * t->reach[1] + 1) * (2 * t->reach[2] + 1) * 2 > 64 ? 1 : 2;
-  return reach_max(k, t) == 2 ? 4 : 2;
+  if (plane_words(p, t) > 64)
+    return 1;
+  return reach_max(k, t) == 2 && !pairs_double(p, t) ? 4 : 2;
 }
 
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
@@ -662,23 +673,26 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     }
     t->march = o->march ? o->march : 64;
     t->regs = tb_strip_regs(p, k, t, o, t->rows);
-    /* One-step passes of doubles with partial sums: the queue of a
-     * thread's own values (2r + 1 planes, two registers each) goes; the
-     * center term and the value stored to next read the planes every
-     * pass keeps in shared memory. ptxas spilled the queue at 64 and 128
-     * registers: box3d2r.double 40.1 -> 43.8 GCells/s, box3d3r.double
-     * 11.2 -> 11.4; floats lose (box3d2r 110 -> 102, box3d4r 16.6 ->
-     * 16.2), so they keep it (H100, docs/benchmarks.md 2026-11-26). */
-    t->own_smem = t->steps == 1 && t->psum >= 0 && pairs_double(p, t) && t->nx == t->ring;
-    /* Doubles at one row a thread: only the points the block keeps add
-     * to the partial sums (the warps of halo rows skip them). The branch
-     * lets ptxas keep the sums without spilling (box3d3r.double: 44
+    /* One-step passes of doubles, and those at one row a thread (past 64
+     * words of neighbours a plane): the queue of a thread's own values
+     * (2r + 1 planes) goes; the center term and the value stored to next
+     * read the planes every pass keeps in shared memory. ptxas spilled
+     * the doubles' queue at 64 and 128 registers: box3d2r.double 40.1 ->
+     * 43.8 GCells/s, box3d3r.double 11.2 -> 11.4; floats at two or four
+     * rows lose (box3d2r 110 -> 102, box3d4r 16.6 -> 16.2), so they keep
+     * it (H100, docs/benchmarks.md 2026-11-26 01:05). */
+    int one_row = t->steps == 1 && want == 1 && t->rows == 1;
+    t->own_smem = t->steps == 1 && t->psum >= 0 && (pairs_double(p, t) || one_row) && t->nx == t->ring;
+    /* At one row a thread only the points the block keeps add to the
+     * partial sums (the warps of halo rows skip them). The branch lets
+     * ptxas keep the sums without spilling (box3d3r.double: 44
      * registers, none spilled, against 64 and 220 bytes; 14.4 GCells/s
-     * against 11.5); where nothing spilled it costs more than it saves
-     * (box3d3r 43.6 -> 37.0, box3d2r 110 -> 79, box3d2r.double 45 -> 37,
-     * the fused passes of box3d1r 304 -> 294; H100, docs/benchmarks.md
-     * 2026-11-26 01:45). */
-    t->sums_owned = t->own_smem && t->rows == 1;
+     * against 11.5; box3d4r 17.8 against 16.6 at two rows); where
+     * nothing spilled it costs more than it saves (box3d3r 43.6 -> 37.0,
+     * box3d2r 110 -> 79, box3d2r.double 45 -> 37, the fused passes of
+     * box3d1r 304 -> 294; H100, docs/benchmarks.md 2026-11-26 01:45 and
+     * 02:10). */
+    t->sums_owned = t->own_smem && one_row;
     return;
   }
   t->cuda = TB_SMEM;
