@@ -48,7 +48,7 @@ fail=0
 
 # AN5D's seven of issue 19's table, its double configurations, then other
 # shapes: higher-radius stars and boxes, a 9-point box, a compute-heavy one
-CASES=${AN5D_CASES:-"j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt j2d5pt.double star3d1r.double box3d1r.double star2d3r star2d4r box2d2r box2d3r j2d9pt-gol gradient2d star3d2r star3d3r box3d2r box3d3r box3d2r.double"}
+CASES=${AN5D_CASES:-"j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt j2d5pt.double star3d1r.double box3d1r.double star2d3r star2d4r box2d2r box2d3r j2d9pt-gol gradient2d star3d2r star3d3r box3d2r box3d3r box3d4r star3d4r box3d2r.double box3d3r.double box3d4r.double j2d9pt.double star2d2r.double j3d27pt.double"}
 TABLE="j2d5pt j2d9pt box2d1r star2d2r star3d1r box3d1r j3d27pt"
 TOP=${AN5D_TOP:-3}
 REPS=${AN5D_REPS:-3}
