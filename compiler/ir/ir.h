@@ -201,9 +201,9 @@ typedef struct IrTb {
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
   int regs;                /* 3-D TB_STRIP: registers a thread may use (the launch bounds let 65536 / (threads x
                             * regs) blocks share an SM; ptxas spills beyond) */
-  int own_smem;            /* 3-D TB_STRIP, one-step passes of doubles with partial sums: a thread reads its own
-                            * points' values back from the planes in shared memory instead of keeping them in
-                            * a register queue (tblock.c choose_shape) */
+  int own_smem;            /* 3-D TB_STRIP, one-step passes with partial sums of doubles or at one row a thread:
+                            * a thread reads its own points' values back from the planes in shared memory
+                            * instead of keeping them in a register queue (tblock.c choose_shape) */
   int sums_owned;          /* 3-D TB_STRIP with partial sums: the last step adds its parts only to the sums of
                             * points the block keeps (own<v>_; warps of halo rows skip them) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
