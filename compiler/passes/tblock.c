@@ -671,7 +671,13 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
         break;
       ty /= 2;
     }
-    t->march = o->march ? o->march : 64;
+    /* One-step passes of a reach of 3 and more march up to 128 planes:
+     * a block loads 2r planes past its own, 12.5% more at r = 4 over 64
+     * (box3d4r 17.8 -> 19.3 GCells/s, box3d4r.double 5.7 -> 6.3,
+     * box3d3r 43.7 -> 44.8, box3d3r.double 14.4 -> 14.9; a reach of 2
+     * loses, box3d2r 109.6 -> 107.8; H100, docs/benchmarks.md 2026-11-26
+     * 02:38) */
+    t->march = o->march ? o->march : t->steps == 1 && reach_max(k, t) >= 3 ? 128 : 64;
     t->regs = tb_strip_regs(p, k, t, o, t->rows);
     /* One-step passes of doubles, and those at one row a thread (past 64
      * words of neighbours a plane): the queue of a thread's own values
