@@ -345,6 +345,15 @@ static int plane_words(const IrProgram *p, const IrTb *t)
 
 static const char *tb_option(const PassOptions *o);
 
+/* --block or --max-regs gives the strip kernel's shape: the one-step
+ * passes then keep two rows a thread (what those options were measured
+ * with), never one */
+static int shape_asked(const IrKernel *k, const PassOptions *o)
+{
+  size_t len;
+  return o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len);
+}
+
 /* --tb=auto's single steps of a 3-D box of a reach of 2 and more on the
  * GPU: one step a pass of the strip kernel with partial sums, each plane's
  * in-plane neighbours loaded once from shared memory for the 2r + 1 sums
@@ -370,10 +379,8 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     return 0;
   int rmax = reach_max(k, tb);
   int dbl = pairs_double(p, tb), words = plane_words(p, tb);
-  /* past 64 words only at one row a thread, which --block and --max-regs
-   * do not give (tb_strip_single_rows) */
-  int one_row = !o->block[0] && !o->block[1] && !pass_option_for_kernel(o->max_regs, k->name, &len);
-  return rmax >= 2 && (!dbl || words <= 64 || (words <= 162 && one_row)) && tb_psum_for(p, k, tb, o) >= 0;
+  /* doubles past 64 words only at one row a thread (tb_strip_single_rows) */
+  return rmax >= 2 && (!dbl || words <= 64 || (words <= 162 && !shape_asked(k, o))) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
 /* The one-step passes of float boxes of a reach of 3 (49 words) take a
@@ -407,8 +414,7 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
  * --max-regs is given (what they were measured with). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
-  size_t len;
-  if (o->block[0] || o->block[1] || pass_option_for_kernel(o->max_regs, k->name, &len) || !tb_strip_single(p, k, t, o))
+  if (shape_asked(k, o) || !tb_strip_single(p, k, t, o))
     return 2;
   if (plane_words(p, t) > 64)
     return 1;
@@ -687,7 +693,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * 43.8 GCells/s, box3d3r.double 11.2 -> 11.4; floats at two or four
      * rows lose (box3d2r 110 -> 102, box3d4r 16.6 -> 16.2), so they keep
      * it (H100, docs/benchmarks.md 2026-11-26 01:05). */
-    int one_row = t->steps == 1 && want == 1 && t->rows == 1;
+    int one_row = want == 1; /* then t->rows is 1 */
     t->own_smem = t->steps == 1 && t->psum >= 0 && (pairs_double(p, t) || one_row) && t->nx == t->ring;
     /* At one row a thread only the points the block keeps add to the
      * partial sums (the warps of halo rows skip them). The branch lets
