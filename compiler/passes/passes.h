@@ -68,6 +68,10 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
 /* tblock.c: whether 2-D TB_STRIP at `vec` columns a thread keeps only
  * each thread's first and last reach columns in shared memory (IrTb.xedge). */
 int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);
+/* tblock.c: divisions and functions K computes at every point. */
+int tb_point_specials(const IrKernel *k);
+/* tblock.c: 2-D threads a block of the strip kernels (cuda: TB_STRIP or TB_SHFL). */
+int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);

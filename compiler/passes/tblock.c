@@ -495,8 +495,11 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
   if (tb_psum_for(p, k, tb, o) >= 0)
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
+  /* stars of reach 2: 6 steps at two columns; doubles 8 (star2d2r.double
+   * 536 GCells/s against 505 at 6, j2d9pt.double 516 / 500; floats lose
+   * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
   if (star2(k, tb))
-    return 6;
+    return pairs_double(p, tb) ? 8 : 6;
   return rmax > 1 ? 4 : 8;
 }
 
@@ -604,13 +607,42 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
  * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
  * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
  * a star of reach 2, floats and doubles (star2); --tb-vec. */
+/* Divisions and functions that K computes at every point (not those of
+ * level 0, computed once a call): many instructions each (gradient2d: a
+ * division and a square root a point). fabs, fmin, fmax, floor and ceil
+ * are one instruction and do not count. */
+int tb_point_specials(const IrKernel *k)
+{
+  int n = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    Op op = k->nodes.data[i].op;
+    if (k->nodes.data[i].level == 0)
+      continue;
+    n += op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
+                          op != OP_FLOOR && op != OP_CEIL);
+  }
+  return n;
+}
+
+/* 2-D TB_STRIP's threads a block (--block, else 128; 256 for kernels
+ * with divisions or functions at every point, whose chip time the
+ * recomputed halo adds to: gradient2d 650 GCells/s at 8 steps against
+ * 602 at 128 threads; j2d5pt loses at 256, 1462 / 1516; H100,
+ * docs/benchmarks.md 2026-11-26 09:37). TB_SHFL: 128. */
+int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o)
+{
+  if (o->block[0])
+    return (o->block[0] + 31) / 32 * 32;
+  return cuda == TB_STRIP && tb_point_specials(k) > 0 ? 256 : 128;
+}
+
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
   if (o->tb_vec)
     return o->tb_vec;
-  if (steps == 6 && !psum && star2(p->kernels.data[t->kernel], t)) /* floats and doubles */
-    return 2;
+  if ((steps == 6 || (steps == 8 && pairs_double(p, t))) && !psum && star2(p->kernels.data[t->kernel], t))
+    return 2; /* floats and doubles at 6 steps, doubles at 8 (auto_steps) */
   return rmax >= 2 && (steps == 4 || (steps == 3 && psum && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t) ? 2 : 1;
 }
 
@@ -640,7 +672,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       t->vec = o->tb_vec ? o->tb_vec : t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     else
       t->vec = tb_strip_vec(p, t, t->steps, t->psum >= 0, o);
-    t->warps = o->block[0] ? (o->block[0] + 31) / 32 : 4;
+    t->warps = tb_strip_threads(k, t->cuda, o) / 32;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
     t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 256;

@@ -27,15 +27,19 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 307
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 458
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 and 26), the default
- * builds weighted 8: the fit is off by a median of 12% per row (5% on the
- * 32 default builds, 29 of them within 15%; the misses box3d4r.double
- * +28% and box3d4r -21%, the one-row one-step passes, whose doubles run
- * slower a flop than the floats beyond the flops' count, and star3d4r
- * -20%; worst the doubles' spill cliffs in sweeps). --tb=auto does not follow it: it
- * follows the measured rules of passes/tblock.c, and --report prints the
+ * builds weighted 20: the fit is off by a median of 11% per row (5% on
+ * the 31 default builds, 30 of them within 15%; the miss star3d4r -22%,
+ * the stream kernel's single steps at 4 points a thread, whose vector
+ * loads the neighbour count does not see; worst the doubles' spill
+ * cliffs in sweeps). --tb=auto does not follow it: it follows the
+ * measured rules of passes/tblock.c, which the sweep of 2026-11-26 found
+ * within 4% of the best schedule on all 27 stencils it timed, where the
+ * model's own best was up to 1.6 times slower (star3d1r.double at 6
+ * steps: 185 GCells/s against 297 at 4), and
+ * --report prints the
  * model beside the choice (report.c). */
 #include "passes/passes.h"
 #include <stdlib.h>
@@ -48,11 +52,15 @@
  * (cq: an empirical term for the registers of large stencils, which the
  * stream kernel's single steps run out of: box3d4r.double at 255
  * registers, 3.9 GCells/s where the linear terms said 6; 3-D only, no
- * 2-D row asks for it), and the one-step passes' p0, pf, ps (3-D only):
+ * 2-D row asks for it), and the one-step passes' p0, pf, ps and pd (a
+ * double's flop costs pd times two of a float's: the H100 issues half as
+ * many double FMAs a cycle, and the doubles' sums take twice the
+ * registers; box3d4r.double ran 3.2 times slower than box3d4r, where
+ * twice the flops and wavefronts said 2; 3-D only):
  * bench/an5d/fitmodel.py's fit, 2026-11-26 */
-typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps; } Consts;
-static const Consts fit2d = { 1.3, 0.406, 0.0174, 0.0702, 0.139, 0.0116, 73.0, 0.565, 0.401, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 0.23, 0.239, 0.037, 0.0973, 0.123, 0.0649, 46.7, 0.482, 0.401, 0.311, 0.0, 0.0136, 0.186 };
+typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
+static const Consts fit2d = { 1.29, 0.396, 0.0191, 0.0398, 0.142, 0.00759, 75.9, 0.602, 0.412, 0.0, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 0.127, 0.279, 0.0297, 0.618, 0.119, 0.0463, 45.4, 0.492, 0.412, 0.308, 2.36, 0.0189, 0.0, 1.55 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -131,14 +139,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
    * each (gradient2d: a division and a square root a point), counted
    * apart from the flops; not those computed once a call (level 0: the
    * reciprocal of j2d5pt's / 118) */
-  double special = 0;
-  for (int i = 0; i < k->nodes.len; i++) {
-    Op op = k->nodes.data[i].op;
-    if (k->nodes.data[i].level == 0)
-      continue;
-    special += (op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
-                                 op != OP_FLOOR && op != OP_CEIL)) * (esz == 8 ? 2.0 : 1.0);
-  }
+  double special = tb_point_specials(k) * (esz == 8 ? 2.0 : 1.0);
   int psum = tb_psum_for(p, k, tb, o) >= 0;
   int pair_bytes = tb->npairs * esz, other = k->bytes_read + k->bytes_written - 2 * pair_bytes;
   if (other < 0)
@@ -174,7 +175,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->smem = smem_words(k, tb, vec, rows, psum);
     double area, own, computed = 0;
     if (k->rank == 2) {
-      int w = (o->block[0] ? (o->block[0] + 31) / 32 * 32 : 128) * vec, h = T * tb->reach[1];
+      int w = tb_strip_threads(k, o->tb_shfl ? TB_SHFL : TB_STRIP, o) * vec, h = T * tb->reach[1];
       h = (h + vec - 1) / vec * vec;
       area = w;
       own = w - 2 * h;
@@ -206,7 +207,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->mem_eff = c->em;
     double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
     if (T == 1 && strip1) /* one-step passes: their own constants, shared memory in wavefronts */
-      e->chip_ps = e->recompute * (c->p0 + c->ps * e->smem * esz / 4 + c->pf * flops + c->cx * special);
+      e->chip_ps = e->recompute * (c->p0 + c->ps * e->smem * esz / 4 + c->pf * flops * (esz == 8 ? c->pd : 1.0) +
+                                   c->cx * special);
     else
       e->chip_ps = e->recompute * (c->c0 + c->cs * e->smem + c->cf * flops + c->cx * special) * spill;
   }
