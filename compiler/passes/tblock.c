@@ -601,12 +601,6 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
   return rv ? atoi(rv) : pairs_double(p, t) || rows == 4 ? 128 : 64;
 }
 
-/* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
- * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
- * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
- * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
- * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
- * a star of reach 2, floats and doubles (star2); --tb-vec. */
 /* Divisions and functions that K computes at every point (not those of
  * level 0, computed once a call): many instructions each (gradient2d: a
  * division and a square root a point). fabs, fmin, fmax, floor and ceil
@@ -636,6 +630,12 @@ int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o)
   return cuda == TB_STRIP && tb_point_specials(k) > 0 ? 256 : 128;
 }
 
+/* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
+ * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
+ * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
+ * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
+ * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
+ * a star of reach 2, floats and doubles, and at the 8 of its doubles (star2d2r.double 536 against 477 at one column; star2); --tb-vec. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
