@@ -923,8 +923,11 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
-                                  "%d threads per block, marching %s%d rows", steps, k->name, reach, t->vec,
-                                  t->vec == 1 ? "" : "s", t->block[0], t->march_fixed ? "" : "up to ", t->march);
+                                  "%d threads per block%s, marching %s%d rows", steps, k->name, reach, t->vec,
+                                  t->vec == 1 ? "" : "s", t->block[0],
+                                  !o->block[0] && t->block[0] == 256 ? " (it divides or calls a function at every point: "
+                                                                       "its halo is costly to compute again)" : "",
+                                  t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
