@@ -422,10 +422,12 @@ int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, c
 }
 
 /* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
- * --tb=auto, and two columns a thread at 6 steps, asked for or not (j2d9pt 991 GCells/s against 914
- * at 4, star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double
- * 512 / 476; at reach 3 and 4, 4 steps stay the fastest: star2d3r 724
- * against 619 at 6; docs/benchmarks.md 2026-11-25 18:09 UTC). */
+ * --tb=auto (doubles 8), and two columns a thread at 6 steps (doubles
+ * also at 8), asked for or not (j2d9pt 991 GCells/s against 914 at 4,
+ * star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double 512 /
+ * 476; at reach 3 and 4, 4 steps stay the fastest: star2d3r 724 against
+ * 619 at 6; docs/benchmarks.md 2026-11-25 18:09 UTC; the doubles' 8:
+ * star2d2r.double 536, j2d9pt.double 516, 2026-11-26 09:37). */
 static int star2(const IrKernel *k, const IrTb *tb)
 {
   return k->rank == 2 && tb->npairs == 1 && tb->reach[0] <= 2 && tb->reach[1] <= 2 &&
@@ -444,7 +446,8 @@ static int star2(const IrKernel *k, const IrTb *tb)
  *   2-D, reach 2 and more: 4 steps (star2d3r 660 against 410 at 8,
  *     star2d4r 439 / 221, box2d2r 305 / 236, box2d3r 133 / 71), with two
  *     columns per thread for one float pair (tb_strip_vec: star2d3r 724,
- *     star2d4r 539); stars of reach 2, 6 steps and two columns (star2);
+ *     star2d4r 539); stars of reach 2, 6 steps and two columns, doubles
+ *     8 (star2);
  *     boxes with partial sums, about 9 / r steps (below).
  *   3-D strip: 4 steps only for float stars of reach 1 (star3d1r 552
  *     against 335 single, 391 at 2; diffusion3d 1.70x); float boxes of
@@ -498,8 +501,8 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   /* stars of reach 2: 6 steps at two columns; doubles 8 (star2d2r.double
    * 536 GCells/s against 505 at 6, j2d9pt.double 516 / 500; floats lose
    * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
-  if (star2(k, tb))
-    return pairs_double(p, tb) ? 8 : 6;
+  if (star2(k, tb)) /* --tb-exchange=shfl: 6 (8 not measured) */
+    return pairs_double(p, tb) && !o->tb_shfl ? 8 : 6;
   return rmax > 1 ? 4 : 8;
 }
 
@@ -635,7 +638,8 @@ int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o)
  * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
  * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
  * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
- * a star of reach 2, floats and doubles, and at the 8 of its doubles (star2d2r.double 536 against 477 at one column; star2); --tb-vec. */
+ * a star of reach 2, floats and doubles, and at the 8 of its doubles
+ * (star2d2r.double 536 against 477 at one column; star2); --tb-vec. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
@@ -660,7 +664,8 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * barrier per row), so only the block's edges are halo; one column
      * per thread, 128 threads (bench/tb2d.cu, H100: jacobi5 at T = 8 1587
      * GCells/s, against 1391-1495 for 256 threads and 1311-1361 for two
-     * columns), at most 256 rows (generated: 1553 GCells/s, 512 rows
+     * columns; 256 for kernels that divide or call a function at every
+     * point, tb_strip_threads), at most 256 rows (generated: 1553 GCells/s, 512 rows
      * 1356: the edge strips' blocks, slower, end later), fewer where the
      * run time finds they fill the GPU's waves better. TB_SHFL
      * (--tb-exchange=shfl): each warp its own strip, the neighbours from
@@ -675,6 +680,13 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     t->warps = tb_strip_threads(k, t->cuda, o) / 32;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
+    /* 256 threads only where their rows fit a block's shared memory
+     * (lbm_d2q9's nine pairs at 6 steps: 148608 bytes, past sm_75's) */
+    if (t->cuda == TB_STRIP && !o->block[0] && t->warps > 4) {
+      smem_layout(p, t, k);
+      if (t->smem > smem_most(o))
+        t->warps = 4, t->block[0] = 128;
+    }
     t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 256;
     return;
   }
@@ -925,8 +937,12 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
                                   "%d threads per block%s, marching %s%d rows", steps, k->name, reach, t->vec,
                                   t->vec == 1 ? "" : "s", t->block[0],
-                                  !o->block[0] && t->block[0] == 256 ? " (it divides or calls a function at every point: "
-                                                                       "its halo is costly to compute again)" : "",
+                                  o->block[0] || !tb_point_specials(k) ? ""
+                                  : t->block[0] == 256 ? " (it divides or calls a function at every point: its halo is "
+                                                         "costly to compute again)"
+                                  : arena_printf(p->arena, " (not 256, which its divisions or functions ask for: their "
+                                                           "rows would need more shared memory than sm_%d gives a block)",
+                                                 o->arch),
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "

@@ -38,9 +38,8 @@
  * measured rules of passes/tblock.c, which the sweep of 2026-11-26 found
  * within 4% of the best schedule on all 27 stencils it timed, where the
  * model's own best was up to 1.6 times slower (star3d1r.double at 6
- * steps: 185 GCells/s against 297 at 4), and
- * --report prints the
- * model beside the choice (report.c). */
+ * steps: 185 GCells/s against 297 at 4), and --report prints the model
+ * beside the choice (report.c). */
 #include "passes/passes.h"
 #include <stdlib.h>
 
@@ -57,7 +56,9 @@
  * many double FMAs a cycle, and the doubles' sums take twice the
  * registers; box3d4r.double ran 3.2 times slower than box3d4r, where
  * twice the flops and wavefronts said 2; 3-D only):
- * bench/an5d/fitmodel.py's fit, 2026-11-26 */
+ * bench/an5d/fitmodel.py's fit, 2026-11-26. The fit leaves the one-step
+ * passes' wavefronts (ps) at 0: over the 22 rows of such passes their
+ * cost follows the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
 static const Consts fit2d = { 1.29, 0.396, 0.0191, 0.0398, 0.142, 0.00759, 75.9, 0.602, 0.412, 0.0, 0.0, 0.0, 0.0, 0.0 };
 static const Consts fit3d = { 0.127, 0.279, 0.0297, 0.618, 0.119, 0.0463, 45.4, 0.492, 0.412, 0.308, 2.36, 0.0189, 0.0, 1.55 };
@@ -175,7 +176,9 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->smem = smem_words(k, tb, vec, rows, psum);
     double area, own, computed = 0;
     if (k->rank == 2) {
-      int w = tb_strip_threads(k, o->tb_shfl ? TB_SHFL : TB_STRIP, o) * vec, h = T * tb->reach[1];
+      /* (TB_STRIP: tb_model is not called for --tb-exchange=shfl; not
+       * seen either: 128 threads where 256 would not fit shared memory) */
+      int w = tb_strip_threads(k, TB_STRIP, o) * vec, h = T * tb->reach[1];
       h = (h + vec - 1) / vec * vec;
       area = w;
       own = w - 2 * h;
