@@ -71,7 +71,7 @@ int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);
 /* tblock.c: divisions and functions K computes at every point. */
 int tb_point_specials(const IrKernel *k);
 /* tblock.c: 2-D threads a block of the strip kernels (cuda: TB_STRIP or TB_SHFL). */
-int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o);
+int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);

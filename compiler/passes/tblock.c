@@ -621,16 +621,17 @@ int tb_point_specials(const IrKernel *k)
   return n;
 }
 
-/* 2-D TB_STRIP's threads a block (--block, else 128; 256 for kernels
- * with divisions or functions at every point, whose chip time the
+/* 2-D TB_STRIP's threads a block (--block, else 128; 256 for kernels of
+ * floats with divisions or functions at every point, whose chip time the
  * recomputed halo adds to: gradient2d 650 GCells/s at 8 steps against
- * 602 at 128 threads; j2d5pt loses at 256, 1462 / 1516; H100,
- * docs/benchmarks.md 2026-11-26 09:37). TB_SHFL: 128. */
-int tb_strip_threads(const IrKernel *k, int cuda, const PassOptions *o)
+ * 602 at 128; j2d5pt loses at 256, 1462 / 1516; gradient2d.double too,
+ * 342 / 360; H100, docs/benchmarks.md 2026-11-26 09:37 and 11:25).
+ * TB_SHFL: 128. */
+int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o)
 {
   if (o->block[0])
     return (o->block[0] + 31) / 32 * 32;
-  return cuda == TB_STRIP && tb_point_specials(k) > 0 ? 256 : 128;
+  return cuda == TB_STRIP && tb_point_specials(k) > 0 && !pairs_double(p, t) ? 256 : 128;
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
@@ -677,7 +678,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       t->vec = o->tb_vec ? o->tb_vec : t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     else
       t->vec = tb_strip_vec(p, t, t->steps, t->psum >= 0, o);
-    t->warps = tb_strip_threads(k, t->cuda, o) / 32;
+    t->warps = tb_strip_threads(p, t, k, t->cuda, o) / 32;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
     /* 256 threads only where their rows fit a block's shared memory
@@ -937,9 +938,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
                                   "%d threads per block%s, marching %s%d rows", steps, k->name, reach, t->vec,
                                   t->vec == 1 ? "" : "s", t->block[0],
-                                  o->block[0] || !tb_point_specials(k) ? ""
-                                  : t->block[0] == 256 ? " (it divides or calls a function at every point: its halo is "
-                                                         "costly to compute again)"
+                                  o->block[0] || !tb_point_specials(k) || pairs_double(p, t) ? ""
+                                  : t->block[0] == 256 ? " (a float kernel that divides or calls a function at every "
+                                                         "point: its halo is costly to compute again)"
                                   : arena_printf(p->arena, " (not 256, which its divisions or functions ask for: their "
                                                            "rows would need more shared memory than sm_%d gives a block)",
                                                  o->arch),

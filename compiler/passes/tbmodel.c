@@ -27,11 +27,11 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 458
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 459
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 and 26), the default
  * builds weighted 20: the fit is off by a median of 11% per row (5% on
- * the 31 default builds, 30 of them within 15%; the miss star3d4r -22%,
+ * the 32 default builds, 31 of them within 15%; the miss star3d4r -22%,
  * the stream kernel's single steps at 4 points a thread, whose vector
  * loads the neighbour count does not see; worst the doubles' spill
  * cliffs in sweeps). --tb=auto does not follow it: it follows the
@@ -60,8 +60,8 @@
  * passes' wavefronts (ps) at 0: over the 22 rows of such passes their
  * cost follows the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
-static const Consts fit2d = { 1.29, 0.396, 0.0191, 0.0398, 0.142, 0.00759, 75.9, 0.602, 0.412, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 0.127, 0.279, 0.0297, 0.618, 0.119, 0.0463, 45.4, 0.492, 0.412, 0.308, 2.36, 0.0189, 0.0, 1.55 };
+static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 0.127, 0.279, 0.0297, 0.618, 0.119, 0.0463, 45.4, 0.492, 0.405, 0.308, 2.36, 0.0189, 0.0, 1.55 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -178,7 +178,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (k->rank == 2) {
       /* (TB_STRIP: tb_model is not called for --tb-exchange=shfl; not
        * seen either: 128 threads where 256 would not fit shared memory) */
-      int w = tb_strip_threads(k, TB_STRIP, o) * vec, h = T * tb->reach[1];
+      int w = tb_strip_threads(p, tb, k, TB_STRIP, o) * vec, h = T * tb->reach[1];
       h = (h + vec - 1) / vec * vec;
       area = w;
       own = w - 2 * h;
