@@ -938,7 +938,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
                                   "%d threads per block%s, marching %s%d rows", steps, k->name, reach, t->vec,
                                   t->vec == 1 ? "" : "s", t->block[0],
-                                  o->block[0] || !tb_point_specials(k) || pairs_double(p, t) ? ""
+                                  o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128 ? ""
                                   : t->block[0] == 256 ? " (a float kernel that divides or calls a function at every "
                                                          "point: its halo is costly to compute again)"
                                   : arena_printf(p->arena, " (not 256, which its divisions or functions ask for: their "

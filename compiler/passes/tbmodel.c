@@ -176,8 +176,9 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->smem = smem_words(k, tb, vec, rows, psum);
     double area, own, computed = 0;
     if (k->rank == 2) {
-      /* (TB_STRIP: tb_model is not called for --tb-exchange=shfl; not
-       * seen either: 128 threads where 256 would not fit shared memory) */
+      /* TB_STRIP: tb_model is not called for --tb-exchange=shfl. Not
+       * seen: choose_shape's 128 threads where 256 would not fit shared
+       * memory. */
       int w = tb_strip_threads(p, tb, k, TB_STRIP, o) * vec, h = T * tb->reach[1];
       h = (h + vec - 1) / vec * vec;
       area = w;
