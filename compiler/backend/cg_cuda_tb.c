@@ -572,6 +572,19 @@ static void print_strip_smem(Buf *b, const IrProgram *p, const IrTb *tb)
     buf_printf(b, "  int ws_ = 0;  /* the slot of this iteration's %s */\n", r3 ? "planes" : "rows");
 }
 
+/* IrTb.whole: the points of a plane of the tile padded by the reach
+ * (PL_), and how many of them each thread loads (LD_). */
+static int whole_plane(const IrTb *tb)
+{
+  return (tb->block[0] * tb->vec + 2 * tb->reach[2]) * (tb->block[1] * tb->rows + 2 * tb->reach[1]);
+}
+
+static int whole_loads(const IrTb *tb)
+{
+  int nt = tb->block[0] * tb->block[1];
+  return (whole_plane(tb) + nt - 1) / nt;
+}
+
 /* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
  * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
  * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
@@ -585,8 +598,13 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
   const char *gname = cname(p, g->name);
   int V = tb->vec, RY = tb->rows;
   buf_puts(b, "  const int tx_ = threadIdx.x, ty_ = threadIdx.y;\n");
-  buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
-  buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
+  if (tb->whole) {
+    buf_puts(b, "  const long wk0_ = (long)blockIdx.x * BX_ * V_ + tx_ * V_;\n");
+    buf_puts(b, "  const long wj0_ = (long)blockIdx.y * BY_ * RY_ + ty_ * RY_;\n");
+  } else {
+    buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
+    buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
+  }
   buf_puts(b, "  const int xo_ = (P1_ + ty_ * RY_) * W_ + P2_ + tx_ * V_;  /* this thread's first point in a plane of x<pair>_ */\n");
   print_strip_smem(b, p, tb);
   for (int d = 1; d <= 2; d++) {
@@ -600,13 +618,41 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
       print_wrapped(b, g, gname, d, nm, e, 1);
       buf_printf(b, "  const bool ca%s%d_ = ", x, y);
       print_allocated(b, g, gname, d, nm);
-      buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d >= %s && %s + %d < %s && %s + %d < (long)%s.n[%d];\n",
-                 x, y, nm, x, nm, x, x, y, t, y, h, t, y, extent, w, y, gname, d);
+      if (tb->whole)
+        buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d < (long)%s.n[%d];\n",
+                   x, y, nm, x, nm, x, x, y, w, y, gname, d);
+      else
+        buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d >= %s && %s + %d < %s && %s + %d < (long)%s.n[%d];\n",
+                   x, y, nm, x, nm, x, x, y, t, y, h, t, y, extent, w, y, gname, d);
     }
   }
   for (int c = 0; c < RY * V; c++)
     buf_printf(b, "  const bool ca%d_ = caj%d_ && cak%d_, cr%d_ = crj%d_ && crk%d_, own%d_ = ownj%d_ && ownk%d_;\n", c,
                c / V, c % V, c, c / V, c % V, c, c / V, c % V);
+  if (!tb->whole)
+    return;
+  /* IrTb.whole: the points this thread loads, tid_ + l BX_ BY_ of the
+   * tile's plane padded by the reach, row by row (l < LD_) */
+  int nt = tb->block[0] * tb->block[1], pl = whole_plane(tb);
+  buf_puts(b, "  const int tid_ = ty_ * BX_ + tx_;  /* loads: the padded plane's points tid_, tid_ + BX_ * BY_, ... */\n");
+  for (int l = 0; l * nt < pl; l++) {
+    char e[96], nm[16];
+    buf_printf(b, "  const int lp%d_ = tid_ + %d;\n", l, l * nt);
+    snprintf(e, sizeof e, "(long)blockIdx.y * BY_ * RY_ - P1_ + lp%d_ / W_", l);
+    snprintf(nm, sizeof nm, "lj%d_", l);
+    print_wrapped(b, g, gname, 1, nm, e, 1);
+    snprintf(e, sizeof e, "(long)blockIdx.x * BX_ * V_ - P2_ + lp%d_ %% W_", l);
+    snprintf(nm, sizeof nm, "lk%d_", l);
+    print_wrapped(b, g, gname, 2, nm, e, 1);
+    buf_printf(b, "  const bool la%d_ = %s", l, (l + 1) * nt > pl ? arena_printf(p->arena, "lp%d_ < PL_ && ", l) : "");
+    char lj[16], lk[16];
+    snprintf(lj, sizeof lj, "lj%d_", l);
+    snprintf(lk, sizeof lk, "lk%d_", l);
+    print_allocated(b, g, gname, 1, lj);
+    buf_puts(b, " && ");
+    print_allocated(b, g, gname, 2, lk);
+    buf_puts(b, ";\n");
+  }
 }
 
 /* The 2-D kernels, TB_SHFL and TB_STRIP: a strip of columns streams
@@ -701,7 +747,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   int D = NS > 2 ? 2 : 1;  /* D < NS but for NS = 1 */
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
-    if (r == 3 && tb->own_smem)
+    if (r == 3 && tb->whole)
+      buf_printf(b, "  %s pf%d_[NS_][%d];  /* %s: this thread's loads of the next planes (the last ones in shared memory "
+                 "only) */\n", ty, q, whole_loads(tb), p->fields.data[tb->cur[q]].label);
+    else if (r == 3 && tb->own_smem)
       buf_printf(b, "  %s pf%d_[NS_][C_];  /* %s: the next planes (the last ones in shared memory only) */\n", ty, q,
                  p->fields.data[tb->cur[q]].label);
     else if (r == 3)
@@ -740,7 +789,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       }
       buf_puts(b, "    } else {\n");
     }
-    for (int v = 0; v < C; v++)
+    for (int l = 0; tb->whole && l < whole_loads(tb); l++)
+      buf_printf(b, "    pf%d_[d_][%d] = pa_ && la%d_ ? %s[i * s0_ + lj%d_ * s1_ + lk%d_] : (%s)0;\n", q, l, l, cur, l, l,
+                 ty);
+    for (int v = 0; !tb->whole && v < C; v++)
       buf_printf(b, "    %spf%d_[d_][%d] = pa_ && ca%d_ ? %s[%s] : (%s)0;\n", vec_bytes ? "  " : "", q, v, v, cur,
                  r == 3 ? arena_printf(p->arena, "i * s0_ + j%d_ * s1_ + k%d_", v / V, v % V)
                         : arena_printf(p->arena, "i * s0_ + j%d_", v), ty);
@@ -784,6 +836,11 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     /* Last: row s_ of step 0 into its slot, and the next fetch. */
     hook->ph = ph;
     for (int q = 0; q < tb->npairs; q++)
+      for (int l = 0; tb->whole && l < whole_loads(tb); l++)
+        buf_printf(b, "      %sx%d_[%s * PL_ + lp%d_] = pf%d_[%d][%d];\n",
+                   (l + 1) * tb->block[0] * tb->block[1] > whole_plane(tb) ? arena_printf(p->arena, "if (lp%d_ < PL_)\n        ", l) : "",
+                   q, strip_wslot(p, hook), l, q, ph, l);
+    for (int q = 0; q < tb->npairs && !tb->whole; q++)
       for (int v = 0; v < C; v++) {
         if (!tb->own_smem)
           buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);

@@ -206,6 +206,9 @@ typedef struct IrTb {
                             * instead of keeping them in a register queue (tblock.c choose_shape) */
   int sums_owned;          /* 3-D TB_STRIP with partial sums: the last step adds its parts only to the sums of
                             * points the block keeps (own<v>_; warps of halo rows skip them) */
+  int whole;               /* 3-D TB_STRIP one-step passes (with own_smem): a block computes every point of its
+                            * tile, none of halo, and all its threads load the tile's planes padded by the
+                            * reach, LD_ points each (tblock.c choose_shape) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
    * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
    * memory (the plane a step writes in an iteration is none the next step

@@ -383,40 +383,38 @@ int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   return rmax >= 2 && (!dbl || words <= 64 || (words <= 162 && !shape_asked(k, o))) && tb_psum_for(p, k, tb, o) >= 0;
 }
 
-/* The one-step passes of float boxes of a reach of 3 (49 words) take a
- * 32x64 tile (32x32 threads of two rows, one block an SM) instead of
- * 32x32: all its threads compute the partial sums, and the tile keeps
- * (32 - 2r)(64 - 2r) of its 2048 points instead of (32 - 2r)^2 of 1024
- * (box3d4r 16.6 GCells/s against 13.9, box3d3r 43.7 / 41.7; box3d2r
- * none, 104.7 / 105.3; four rows a thread, 128 registers, slower: box3d4r
- * 11.6, box3d3r 28.4; doubles at 64 registers spill; H100,
- * docs/benchmarks.md 2026-11-25 21:05-21:11 UTC). At one row a thread
- * (past 64 words: box3d4r since 2026-11-26) 32x32. Not where --block
- * gives the tile, nor for fused passes. */
+/* The tile of the one-step passes (IrTb.whole: a block computes all of
+ * it): 32x32, and 32x16 for doubles at two rows a thread (a reach of 2:
+ * 256 threads; box3d2r.double 54.1 GCells/s against 49.6 on 32x32 and
+ * 21.2 on 32x64; floats at two rows: box3d3r 61.0 on 32x32 against 55.9
+ * on 32x64, box3d4r 27.8 / 28.2; H100, docs/benchmarks.md 2026-11-26
+ * 12:28). Overlapped tiles had paid for 32x64 (the floats of a reach of
+ * 3 and 4 kept (32 - 2r)(64 - 2r) points of 2048 instead of (32 - 2r)^2
+ * of 1024: box3d4r 16.6 against 13.9, 2026-11-25 21:05). Not where
+ * --block gives the tile, nor for fused passes. */
 int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps)
 {
   if (o->block[0] || o->block[1])
     return o->block[1] ? o->block[1] : 32;
-  return steps == 1 && reach_max(k, t) >= 3 && !pairs_double(p, t) && tb_strip_single(p, k, t, o) &&
-         tb_strip_single_rows(p, k, t, o) == 2 ? 64 : 32;
+  return steps == 1 && pairs_double(p, t) && tb_strip_single(p, k, t, o) && tb_strip_single_rows(p, k, t, o) == 2
+             ? 16 : 32;
 }
 
 /* Rows a thread computes along j in the one-step passes --tb=auto takes
- * (tb_strip_single): four for floats of a reach of 2, at 128 registers
- * (box3d2r 109.5 GCells/s against 104.6 with two; reach 3 and 4 with
- * four rows ran slower, box3d4r 11.6 against 16.7, and four rows at 64
- * registers spilled); one where the plane of neighbours is past 64
- * words, 32x32 threads at 64 registers (box3d3r.double 11.5 against 6.4
- * with two, 9.8 on a 32x16 tile; H100, docs/benchmarks.md 2026-11-25
- * 21:05, 21:45 and 22:07 UTC; box3d4r, 81 words, 17.8 against 16.6 with
- * two rows on a 32x64 tile, with IrTb.own_smem and sums_owned, which one
- * row takes, 2026-11-26 02:10); else two, and two where --block or
+ * (tb_strip_single), on whole tiles (IrTb.whole; H100,
+ * docs/benchmarks.md 2026-11-26 12:28, GCells/s): four for floats of a
+ * reach of 2, at 128 registers (box3d2r 130.8 against 125.8 with two and
+ * 87.6 with one); one for doubles past 64 words of neighbours a plane,
+ * 32x32 threads (box3d3r.double 18.0 against 7.6 with two, which spill
+ * 2220 bytes; box3d4r.double 7.9 against 3.0); else two (box3d4r, 81
+ * words, 27.8 against 22.5 with one; box3d3r 61.0 / 44.8;
+ * box3d2r.double 54.1 / 48.7 on a 32x16 tile), and two where --block or
  * --max-regs is given (what they were measured with). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
   if (shape_asked(k, o) || !tb_strip_single(p, k, t, o))
     return 2;
-  if (plane_words(p, t) > 64)
+  if (pairs_double(p, t) && plane_words(p, t) > 64)
     return 1;
   return reach_max(k, t) == 2 && !pairs_double(p, t) ? 4 : 2;
 }
@@ -730,16 +728,24 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * 02:38) */
     t->march = o->march ? o->march : t->steps == 1 && reach_max(k, t) >= 3 ? 128 : 64;
     t->regs = tb_strip_regs(p, k, t, o, t->rows);
-    /* One-step passes of doubles, and those at one row a thread (past 64
-     * words of neighbours a plane): the queue of a thread's own values
-     * (2r + 1 planes) goes; the center term and the value stored to next
-     * read the planes every pass keeps in shared memory. ptxas spilled
-     * the doubles' queue at 64 and 128 registers: box3d2r.double 40.1 ->
-     * 43.8 GCells/s, box3d3r.double 11.2 -> 11.4; floats at two or four
-     * rows lose (box3d2r 110 -> 102, box3d4r 16.6 -> 16.2), so they keep
-     * it (H100, docs/benchmarks.md 2026-11-26 01:05). */
-    int one_row = want == 1; /* then t->rows is 1 */
-    t->own_smem = t->steps == 1 && t->psum >= 0 && (pairs_double(p, t) || one_row) && t->nx == t->ring;
+    /* One-step passes: the queue of a thread's own values (2r + 1
+     * planes) goes; the center term and the value stored to next read
+     * the planes every pass keeps in shared memory (ptxas spilled the
+     * doubles' queue at 64 and 128 registers: box3d2r.double 40.1 -> 43.8
+     * GCells/s, box3d3r.double 11.2 -> 11.4; H100, docs/benchmarks.md
+     * 2026-11-26 01:05), and the block computes its whole tile, none of
+     * halo (IrTb.whole: with one step a pass there is none to compute
+     * again; a 32x32 tile of reach 4 kept 24x24 of its 1024 points):
+     * box3d4r.double 6.3 -> 7.9, box3d3r.double 15.6 -> 17.9,
+     * box3d2r.double 45.2 -> 50.1, box3d4r 20.2 -> 22.3, box3d3r 47.1 ->
+     * 55.5, box3d2r 109.6 -> 130.9 (the floats at two and four rows had
+     * kept the queue, and lost 3-7% without it on overlapped tiles;
+     * H100, docs/benchmarks.md 2026-11-26 12:23). */
+    int one_row = want == 1, all_smem = 1; /* one row: then t->rows is 1 */
+    for (int q = 0; q < t->npairs; q++)
+      all_smem &= t->xneed[q];
+    t->own_smem = t->steps == 1 && t->psum >= 0 && t->nx == t->ring && all_smem;
+    t->whole = t->own_smem;
     /* At one row a thread only the points the block keeps add to the
      * partial sums (the warps of halo rows skip them). The branch lets
      * ptxas keep the sums without spilling (box3d3r.double: 44
@@ -897,8 +903,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
           /* TB_SHFL: every warp's strip has its halo */
           t->own[0] = t->cuda == TB_SHFL ? t->warps * (32 * t->vec - 2 * t->halo)
-                      : t->cuda == TB_STRIP ? t->block[0] * t->vec - 2 * t->halo : t->block[0] - 2 * t->halo;
-          t->own[1] = k->rank == 3 ? t->block[1] * t->rows - 2 * steps * t->reach[1] : 1;
+                      : t->cuda == TB_STRIP ? t->block[0] * t->vec - (t->whole ? 0 : 2 * t->halo)
+                                            : t->block[0] - 2 * t->halo;
+          t->own[1] = k->rank == 3 ? t->block[1] * t->rows - (t->whole ? 0 : 2 * steps * t->reach[1]) : 1;
           if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
                                      "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
@@ -925,11 +932,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
             t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
-                                  "%s, %d row%s per thread, in-plane neighbours "
+                                  "%s%s, %d row%s per thread, in-plane neighbours "
                                   "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
                                   steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
                                   t->own_smem ? "with its planes in shared memory only (no register queue)"
                                               : "with every step's planes in registers",
+                                  t->whole ? " and computes all of it (no halo to compute again: its threads load the "
+                                             "planes' rim too)" : "",
                                   t->rows,
                                   t->rows == 1 ? "" : "s", t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
                                   t->march);

@@ -20,16 +20,17 @@
  *             (spills; in 3-D per 64 of the kernel's register budget);
  *
  * (T = 1 is the single-step kernel, or where --tb=auto takes one-step
- * passes of the strip kernel, tb_strip_single: every thread of the tile
- * computes its part of the partial sums, so recompute is the tile over
- * what it owns, and the chip term has its own constants, p0 a point, pf
- * a flop, ps a shared-memory wavefront, a double's load two)
+ * passes of the strip kernel, tb_strip_single: a block computes its
+ * whole tile, IrTb.whole, and loads its planes padded by the reach, and
+ * the chip term has its own constants, p0 a point, pf a flop, ps a
+ * shared-memory wavefront, a double's load two)
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 459
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 466
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
- * default builds, docs/benchmarks.md 2026-11-25 and 26), the default
+ * default builds, docs/benchmarks.md 2026-11-25 and 26; the one-step
+ * passes' rows from 2026-11-26 12:39, on whole tiles), the default
  * builds weighted 20: the fit is off by a median of 11% per row (5% on
  * the 32 default builds, 31 of them within 15%; the miss star3d4r -22%,
  * the stream kernel's single steps at 4 points a thread, whose vector
@@ -54,14 +55,15 @@
  * 2-D row asks for it), and the one-step passes' p0, pf, ps and pd (a
  * double's flop costs pd times two of a float's: the H100 issues half as
  * many double FMAs a cycle, and the doubles' sums take twice the
- * registers; box3d4r.double ran 3.2 times slower than box3d4r, where
+ * registers; box3d4r.double ran 3.5 times slower than box3d4r, where
  * twice the flops and wavefronts said 2; 3-D only):
- * bench/an5d/fitmodel.py's fit, 2026-11-26. The fit leaves the one-step
- * passes' wavefronts (ps) at 0: over the 22 rows of such passes their
- * cost follows the flops and a constant a computed point (p0). */
+ * bench/an5d/fitmodel.py's fit, 2026-11-26 (refitted at 12:45 with the
+ * one-step passes on whole tiles). The fit leaves the one-step passes'
+ * wavefronts (ps) at 0: over the rows of such passes their cost follows
+ * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
 static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 0.127, 0.279, 0.0297, 0.618, 0.119, 0.0463, 45.4, 0.492, 0.405, 0.308, 2.36, 0.0189, 0.0, 1.55 };
+static const Consts fit3d = { 0.0303, 0.285, 0.0317, 0.64, 0.1, 0.0528, 46.0, 0.494, 0.405, 0.205, 1.4, 0.0238, 0.0, 1.63 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -195,12 +197,12 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
         own = 0;
       for (int t = 1; t <= T; t++)
         computed += (double)(x - 2 * tb->reach[2] * t) * (y - 2 * tb->reach[1] * t);
-      /* one-step passes: every thread of the tile adds its plane's part to
-       * the partial sums (at one row a thread the warps of halo rows skip
-       * theirs, IrTb.sums_owned, but counted as computing the fit is
-       * closer, docs/benchmarks.md 2026-11-26 02:20) */
-      if (T == 1 && strip1)
-        computed = area;
+      /* one-step passes: the block computes its whole tile and loads
+       * the planes padded by the reach (IrTb.whole) */
+      if (T == 1 && strip1) {
+        own = computed = area;
+        area = (double)(x + 2 * tb->reach[2]) * (y + 2 * tb->reach[1]);
+      }
       e->regs = (double)T * (2 * tb->reach[0] + 1) * rows * esz / 4 * tb->npairs * (psum ? 2 : 1) / budget;
     }
     e->own = own > 0;
