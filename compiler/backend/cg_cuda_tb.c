@@ -588,7 +588,8 @@ static int whole_loads(const IrTb *tb)
 /* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
  * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
  * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
- * and the block's own (own: outside the halo, inside the grid). Its
+ * and the block's own (own: outside the halo, inside the grid; with
+ * IrTb.whole there is no halo, only the grid's edge). Its
  * newest planes go to x<pair>_[step][slot][row][column] in shared memory,
  * padded by the reach, the thread's first point at xo_. */
 static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)

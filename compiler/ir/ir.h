@@ -201,11 +201,12 @@ typedef struct IrTb {
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
   int regs;                /* 3-D TB_STRIP: registers a thread may use (the launch bounds let 65536 / (threads x
                             * regs) blocks share an SM; ptxas spills beyond) */
-  int own_smem;            /* 3-D TB_STRIP, one-step passes with partial sums of doubles or at one row a thread:
-                            * a thread reads its own points' values back from the planes in shared memory
-                            * instead of keeping them in a register queue (tblock.c choose_shape) */
-  int sums_owned;          /* 3-D TB_STRIP with partial sums: the last step adds its parts only to the sums of
-                            * points the block keeps (own<v>_; warps of halo rows skip them) */
+  int own_smem;            /* 3-D TB_STRIP, one-step passes with partial sums whose pairs all go through shared
+                            * memory: a thread reads its own points' values back from the planes in shared
+                            * memory instead of keeping them in a register queue (tblock.c choose_shape) */
+  int sums_owned;          /* 3-D TB_STRIP with partial sums, one row a thread: the last step adds its parts
+                            * only to the sums of points the block keeps (own<v>_: inside the grid, with
+                            * whole tiles; threads past the grid's edge skip them) */
   int whole;               /* 3-D TB_STRIP one-step passes (with own_smem): a block computes every point of its
                             * tile, none of halo, and all its threads load the tile's planes padded by the
                             * reach, LD_ points each (tblock.c choose_shape) */

@@ -337,7 +337,7 @@ static int reach_max(const IrKernel *k, const IrTb *tb)
 }
 
 /* 4-byte words of a plane's (2r + 1)^2 in-plane neighbours: past 64 the
- * one-step passes take one row a thread (tb_strip_single_rows) */
+ * one-step passes of doubles take one row a thread (tb_strip_single_rows) */
 static int plane_words(const IrProgram *p, const IrTb *t)
 {
   return (2 * t->reach[1] + 1) * (2 * t->reach[2] + 1) * (pairs_double(p, t) ? 2 : 1);
@@ -651,7 +651,8 @@ int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const P
 
 /* CUDA: the threads of a block cover a tile of the two fastest dimensions
  * (halo included: the T x reach points at each side are computed but not
- * written), and march along dimension 0. --block and --march override. */
+ * written; one-step passes in 3-D compute all of their tile, IrTb.whole),
+ * and march along dimension 0. --block and --march override. */
 static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const PassOptions *o)
 {
   t->rows = 1;
@@ -699,10 +700,10 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * plane (bench/tb3d.cu, H100, diffusion3d 512^3 at T = 3: 480
      * GCells/s against 366 for a thread per point and 297 for the rings
      * of TB_SMEM; two rows let two blocks fit an SM). The one-step passes
-     * of float boxes take a 32x64 tile at a reach of 3 and more
-     * (tb_strip_tile_rows) and four rows a thread at a reach of 2
-     * (tb_strip_single_rows). --block gives the tile; at most 64 planes
-     * per block (the harness's). */
+     * take their tile from tb_strip_tile_rows (32x16 for doubles of reach
+     * 2) and their rows a thread from tb_strip_single_rows (four for
+     * floats of reach 2, one for doubles past 64 words). --block gives
+     * the tile; at most 64 planes per block (the harness's). */
     t->cuda = TB_STRIP;
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
@@ -747,7 +748,8 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     t->own_smem = t->steps == 1 && t->psum >= 0 && t->nx == t->ring && all_smem;
     t->whole = t->own_smem;
     /* At one row a thread only the points the block keeps add to the
-     * partial sums (the warps of halo rows skip them). The branch lets
+     * partial sums (on overlapped tiles the warps of halo rows skipped
+     * them; on whole tiles, threads past the grid's edge). The branch lets
      * ptxas keep the sums without spilling (box3d3r.double: 44
      * registers, none spilled, against 64 and 220 bytes; 14.4 GCells/s
      * against 11.5; box3d4r 17.8 against 16.6 at two rows); where
