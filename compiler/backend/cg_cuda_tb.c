@@ -484,7 +484,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
       print_preloads(b, p, tb, hook, t, ph, LAG);
       hook->psum = 0;
       for (int v = 0; v < C; v++)
-        print_psum_point(b, p, tb, pr, t, ph, v, tb->sums_owned && t == T);
+        print_psum_point(b, p, tb, pr, t, ph, v, tb->sums_owned); /* one step a pass: t == T */
       buf_puts(b, "        }\n");
     }
     hook->t = t;
