@@ -63,8 +63,11 @@ int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, c
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);
 /* tblock.c: 3-D TB_STRIP's tile rows along j at `steps` steps a pass,
  * before shared memory narrows it (--block's second number, else 32, or
- * 64 for tb_strip_single's float boxes of a reach of 3 and more). */
+ * 16 for the one-step passes of doubles at two rows a thread). */
 int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps);
+/* tblock.c: 3-D TB_STRIP's planes a block marches at most at `steps`
+ * steps a pass (IrTb.march; --march gives it). */
+int tb_strip_march(const IrKernel *k, const IrTb *t, const PassOptions *o, int steps);
 /* tblock.c: whether 2-D TB_STRIP at `vec` columns a thread keeps only
  * each thread's first and last reach columns in shared memory (IrTb.xedge). */
 int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);

@@ -400,6 +400,26 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
              ? 16 : 32;
 }
 
+/* The planes a block of the 3-D strip kernel marches at most (the run
+ * time picks fewer where they fill the GPU's waves better,
+ * stn_cuda_tb_march). One-step passes of a reach of 3 and more march up
+ * to 128 planes, of 2 up to 64: a block loads 2r planes past its own, 12.5% more at r = 4 over 64
+ * (box3d4r 17.8 -> 19.3 GCells/s, box3d4r.double 5.7 -> 6.3,
+ * box3d3r 43.7 -> 44.8, box3d3r.double 14.4 -> 14.9; a reach of 2
+ * loses, box3d2r 109.6 -> 107.8; H100, docs/benchmarks.md 2026-11-26
+ * 02:38). Fused passes march up to 96: each block computes T (r + LAG)
+ * planes before its first own one, and its iterations come in whole
+ * groups of the ring's (box3d1r 305 -> 320 GCells/s fixed at 96,
+ * 303 at 128, j3d27pt 304 -> 319, star3d1r 557 -> 590,
+ * box3d1r.double 196 -> 210, star3d1r.double 299 -> 314; H100,
+ * docs/benchmarks.md 2026-11-26 13:36). */
+int tb_strip_march(const IrKernel *k, const IrTb *t, const PassOptions *o, int steps)
+{
+  if (o->march)
+    return o->march;
+  return steps == 1 ? (reach_max(k, t) >= 3 ? 128 : 64) : 96;
+}
+
 /* Rows a thread computes along j in the one-step passes --tb=auto takes
  * (tb_strip_single), on whole tiles (IrTb.whole; H100,
  * docs/benchmarks.md 2026-11-26 12:28, GCells/s): four for floats of a
@@ -703,7 +723,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * take their tile from tb_strip_tile_rows (32x16 for doubles of reach
      * 2) and their rows a thread from tb_strip_single_rows (four for
      * floats of reach 2, one for doubles past 64 words). --block gives
-     * the tile; at most 64 planes per block (the harness's). */
+     * the tile. */
     t->cuda = TB_STRIP;
     t->vec = 1;
     t->block[0] = o->block[0] ? o->block[0] : 32;
@@ -721,13 +741,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
         break;
       ty /= 2;
     }
-    /* One-step passes of a reach of 3 and more march up to 128 planes:
-     * a block loads 2r planes past its own, 12.5% more at r = 4 over 64
-     * (box3d4r 17.8 -> 19.3 GCells/s, box3d4r.double 5.7 -> 6.3,
-     * box3d3r 43.7 -> 44.8, box3d3r.double 14.4 -> 14.9; a reach of 2
-     * loses, box3d2r 109.6 -> 107.8; H100, docs/benchmarks.md 2026-11-26
-     * 02:38) */
-    t->march = o->march ? o->march : t->steps == 1 && reach_max(k, t) >= 3 ? 128 : 64;
+    t->march = tb_strip_march(k, t, o, t->steps);
     t->regs = tb_strip_regs(p, k, t, o, t->rows);
     /* One-step passes: the queue of a thread's own values (2r + 1
      * planes) goes; the center term and the value stored to next read

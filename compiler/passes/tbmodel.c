@@ -8,7 +8,8 @@
  *             it owns, once for T steps;
  *   recompute points computed per point owned: the halo shrinks by the
  *             reach at every step, and the neighbouring blocks compute it
- *             again;
+ *             again; in 3-D also the T (2r + 1) planes a block computes
+ *             before its first own one, over its march;
  *   chip      picoseconds per point and step on chip: a constant per
  *             computed point, the shared-memory loads and stores it
  *             issues (a float or a double each: one instruction; the
@@ -27,12 +28,13 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 466
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 490
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 and 26; the one-step
- * passes' rows from 2026-11-26 12:39, on whole tiles), the default
- * builds weighted 20: the fit is off by a median of 11% per row (5% on
- * the 32 default builds, 31 of them within 15%; the miss star3d4r -22%,
+ * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
+ * passes at the march each ran with, --march=64 before 13:36), the
+ * default builds weighted 20: the fit is off by a median of 11% per row
+ * (5% on the 32 default builds, 31 of them within 15%; the miss star3d4r -23%,
  * the stream kernel's single steps at 4 points a thread, whose vector
  * loads the neighbour count does not see; worst the doubles' spill
  * cliffs in sweeps). --tb=auto does not follow it: it follows the
@@ -58,12 +60,12 @@
  * registers; box3d4r.double ran 3.5 times slower than box3d4r, where
  * twice the flops and wavefronts said 2; 3-D only):
  * bench/an5d/fitmodel.py's fit, 2026-11-26 (refitted at 12:45 with the
- * one-step passes on whole tiles). The fit leaves the one-step passes'
+ * one-step passes on whole tiles, and at 13:50 with the march). The fit leaves the one-step passes'
  * wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
 static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 0.0303, 0.285, 0.0317, 0.64, 0.1, 0.0528, 46.0, 0.494, 0.405, 0.205, 1.4, 0.0238, 0.0, 1.63 };
+static const Consts fit3d = { 0.0233, 0.298, 0.0271, 0.49, 0.103, 0.0507, 50.0, 0.525, 0.405, 0.238, 1.46, 0.0212, 0.0, 1.65 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -213,6 +215,13 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (!e->own)
       continue;
     e->recompute = computed / (T * own);
+    /* 3-D: a block computes T (2r + 1) planes before its first own one,
+     * its iterations in whole groups of the ring's, over a march of M
+     * planes (IrTb.march; at 64, 72 iterations for box3d1r's 2 steps) */
+    if (k->rank == 3) {
+      int M = tb_strip_march(k, tb, o, T), ns = 2 * tb->reach[0] + 1 + tb->predicated;
+      e->recompute *= (double)((M + T * (2 * tb->reach[0] + 1) + ns - 1) / ns * ns) / M;
+    }
     e->bytes = (pair_bytes * area / own + pair_bytes) / T + other;
     e->mem_eff = c->em;
     double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
