@@ -101,7 +101,7 @@ static void reg_load_3d(Printer *pr, const TbCuda *c, int q, const IrNode *n)
   const IrProgram *p = pr->p;
   int V = c->tb->vec, RY = c->tb->rows, di = c->psum ? c->tb->reach[0] : n->off[0], LAG = lag(c->tb);
   int yy = c->v / V + n->off[1], vv = c->v % V + n->off[2];
-  if (yy >= 0 && yy < RY && vv >= 0 && vv < V && !c->tb->own_smem) {
+  if (yy >= 0 && yy < RY && vv >= 0 && vv < V && !c->tb->whole) {
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, pos_mod(c->ph + di - c->t * LAG, c->ns), yy * V + vv);
     return;
   }
@@ -227,12 +227,12 @@ static const char *smem_point(const IrProgram *p, int y, int v)
 }
 
 /* The value of the thread's point v at step t - 1 of the row step t
- * computes in phase ph: a register of the queue, or (IrTb.own_smem, one
+ * computes in phase ph: a register of the queue, or (IrTb.whole, one
  * step a pass) the plane in shared memory, which keeps NX_ > LAG planes. */
 static const char *own_value(const IrProgram *p, const TbCuda *c, int q, int t, int ph, int v)
 {
   int V = c->tb->vec;
-  if (c->tb->own_smem)
+  if (c->tb->whole)
     return arena_printf(p->arena, "x%d_[(%d * NX_ + %d) * PL_ + xo_%s]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->tb->nx),
                         smem_point(p, v / V, v % V));
   return arena_printf(p->arena, "q%d_[%d][%d][%d]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->ns), v);
@@ -585,6 +585,13 @@ static int whole_loads(const IrTb *tb)
   return (whole_plane(tb) + nt - 1) / nt;
 }
 
+/* Whether load l reaches past the padded plane for some threads (then
+ * guarded by lp<l>_ < PL_). */
+static int whole_partial(const IrTb *tb, int l)
+{
+  return (l + 1) * tb->block[0] * tb->block[1] > whole_plane(tb);
+}
+
 /* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
  * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
  * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
@@ -619,12 +626,10 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
       print_wrapped(b, g, gname, d, nm, e, 1);
       buf_printf(b, "  const bool ca%s%d_ = ", x, y);
       print_allocated(b, g, gname, d, nm);
-      if (tb->whole)
-        buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d < (long)%s.n[%d];\n",
-                   x, y, nm, x, nm, x, x, y, w, y, gname, d);
-      else
-        buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s + %d >= %s && %s + %d < %s && %s + %d < (long)%s.n[%d];\n",
-                   x, y, nm, x, nm, x, x, y, t, y, h, t, y, extent, w, y, gname, d);
+      /* own: outside the halo (none on whole tiles), inside the grid */
+      const char *halo = tb->whole ? "" : arena_printf(p->arena, "%s + %d >= %s && %s + %d < %s && ", t, y, h, t, y, extent);
+      buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s%s + %d < (long)%s.n[%d];\n",
+                 x, y, nm, x, nm, x, x, y, halo, w, y, gname, d);
     }
   }
   for (int c = 0; c < RY * V; c++)
@@ -634,9 +639,9 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
     return;
   /* IrTb.whole: the points this thread loads, tid_ + l BX_ BY_ of the
    * tile's plane padded by the reach, row by row (l < LD_) */
-  int nt = tb->block[0] * tb->block[1], pl = whole_plane(tb);
+  int nt = tb->block[0] * tb->block[1];
   buf_puts(b, "  const int tid_ = ty_ * BX_ + tx_;  /* loads: the padded plane's points tid_, tid_ + BX_ * BY_, ... */\n");
-  for (int l = 0; l * nt < pl; l++) {
+  for (int l = 0; l < whole_loads(tb); l++) {
     char e[96], nm[16];
     buf_printf(b, "  const int lp%d_ = tid_ + %d;\n", l, l * nt);
     snprintf(e, sizeof e, "(long)blockIdx.y * BY_ * RY_ - P1_ + lp%d_ / W_", l);
@@ -645,7 +650,7 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
     snprintf(e, sizeof e, "(long)blockIdx.x * BX_ * V_ - P2_ + lp%d_ %% W_", l);
     snprintf(nm, sizeof nm, "lk%d_", l);
     print_wrapped(b, g, gname, 2, nm, e, 1);
-    buf_printf(b, "  const bool la%d_ = %s", l, (l + 1) * nt > pl ? arena_printf(p->arena, "lp%d_ < PL_ && ", l) : "");
+    buf_printf(b, "  const bool la%d_ = %s", l, whole_partial(tb, l) ? arena_printf(p->arena, "lp%d_ < PL_ && ", l) : "");
     char lj[16], lk[16];
     snprintf(lj, sizeof lj, "lj%d_", l);
     snprintf(lk, sizeof lk, "lk%d_", l);
@@ -751,9 +756,6 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     if (r == 3 && tb->whole)
       buf_printf(b, "  %s pf%d_[NS_][%d];  /* %s: this thread's loads of the next planes (the last ones in shared memory "
                  "only) */\n", ty, q, whole_loads(tb), p->fields.data[tb->cur[q]].label);
-    else if (r == 3 && tb->own_smem)
-      buf_printf(b, "  %s pf%d_[NS_][C_];  /* %s: the next planes (the last ones in shared memory only) */\n", ty, q,
-                 p->fields.data[tb->cur[q]].label);
     else if (r == 3)
       buf_printf(b, "  %s q%d_[T_][NS_][C_], pf%d_[NS_][C_];  /* %s: every step's last planes; the next planes of step 0 */\n",
                  ty, q, q, p->fields.data[tb->cur[q]].label);
@@ -839,12 +841,11 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     for (int q = 0; q < tb->npairs; q++)
       for (int l = 0; tb->whole && l < whole_loads(tb); l++)
         buf_printf(b, "      %sx%d_[%s * PL_ + lp%d_] = pf%d_[%d][%d];\n",
-                   (l + 1) * tb->block[0] * tb->block[1] > whole_plane(tb) ? arena_printf(p->arena, "if (lp%d_ < PL_)\n        ", l) : "",
+                   whole_partial(tb, l) ? arena_printf(p->arena, "if (lp%d_ < PL_)\n        ", l) : "",
                    q, strip_wslot(p, hook), l, q, ph, l);
     for (int q = 0; q < tb->npairs && !tb->whole; q++)
       for (int v = 0; v < C; v++) {
-        if (!tb->own_smem)
-          buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
+        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
         if (strip && tb->xneed[q] && r == 3)
           buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
                      smem_point(p, v / V, v % V), q, ph, v);

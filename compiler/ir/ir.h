@@ -201,15 +201,14 @@ typedef struct IrTb {
   int rows;                /* 3-D TB_STRIP: points each thread computes along dimension 1 (block[1] threads) */
   int regs;                /* 3-D TB_STRIP: registers a thread may use (the launch bounds let 65536 / (threads x
                             * regs) blocks share an SM; ptxas spills beyond) */
-  int own_smem;            /* 3-D TB_STRIP, one-step passes with partial sums whose pairs all go through shared
-                            * memory: a thread reads its own points' values back from the planes in shared
-                            * memory instead of keeping them in a register queue (tblock.c choose_shape) */
   int sums_owned;          /* 3-D TB_STRIP with partial sums, one row a thread: the last step adds its parts
                             * only to the sums of points the block keeps (own<v>_: inside the grid, with
                             * whole tiles; threads past the grid's edge skip them) */
-  int whole;               /* 3-D TB_STRIP one-step passes (with own_smem): a block computes every point of its
-                            * tile, none of halo, and all its threads load the tile's planes padded by the
-                            * reach, LD_ points each (tblock.c choose_shape) */
+  int whole;               /* 3-D TB_STRIP one-step passes with partial sums whose pairs all go through shared
+                            * memory: a block computes every point of its tile, none of halo, and all its
+                            * threads load the tile's planes padded by the reach, LD_ points each; so a
+                            * thread reads its own points' values back from the planes in shared memory, not
+                            * from a register queue (its loads are not its points; tblock.c choose_shape) */
   /* CUDA shared memory (decided with the shape; the printer follows it).
    * ring: rows (3-D: planes) each step keeps: TB_SMEM 2r + 2 in shared
    * memory (the plane a step writes in an iteration is none the next step

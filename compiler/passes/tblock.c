@@ -759,8 +759,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     int one_row = want == 1, all_smem = 1; /* one row: then t->rows is 1 */
     for (int q = 0; q < t->npairs; q++)
       all_smem &= t->xneed[q];
-    t->own_smem = t->steps == 1 && t->psum >= 0 && t->nx == t->ring && all_smem;
-    t->whole = t->own_smem;
+    t->whole = t->steps == 1 && t->psum >= 0 && t->nx == t->ring && all_smem;
     /* At one row a thread only the points the block keeps add to the
      * partial sums (on overlapped tiles the warps of halo rows skipped
      * them; on whole tiles, threads past the grid's edge). The branch lets
@@ -771,7 +770,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
      * box3d2r 110 -> 79, box3d2r.double 45 -> 37, the fused passes of
      * box3d1r 304 -> 294; H100, docs/benchmarks.md 2026-11-26 01:45 and
      * 02:10). */
-    t->sums_owned = t->own_smem && one_row;
+    t->sums_owned = t->whole && one_row;
     return;
   }
   t->cuda = TB_SMEM;
@@ -951,7 +950,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "%s%s, %d row%s per thread, in-plane neighbours "
                                   "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
                                   steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
-                                  t->own_smem ? "with its planes in shared memory only (no register queue)"
+                                  t->whole ? "with its planes in shared memory only (no register queue)"
                                               : "with every step's planes in registers",
                                   t->whole ? " and computes all of it (no halo to compute again: its threads load the "
                                              "planes' rim too)" : "",

@@ -207,7 +207,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       }
       /* the planes' registers: a queue of each pair's own values and,
        * with partial sums, as many sums; one-step passes keep the sums
-       * only (IrTb.own_smem) */
+       * only (IrTb.whole) */
       int per = (psum ? 2 : 1) - (T == 1 && strip1);
       e->regs = (double)T * (2 * tb->reach[0] + 1) * rows * esz / 4 * tb->npairs * per / budget;
     }
