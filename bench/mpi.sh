@@ -5,8 +5,10 @@
 #   usage: bench/mpi.sh
 #   env:   PARTS=a,b  only these of:
 #            verify   every example built --target=cuda --mpi under 1, 2
-#                     and 4 ranks sharing the GPUs, staged (STN_MPI_STAGED=1)
-#                     and the default path, against the single-process CPU
+#                     and 4 ranks (on the machine's GPUs, shared where there
+#                     are fewer GPUs than ranks), staged (STN_MPI_STAGED=1)
+#                     and the default path (NCCL where every rank has a
+#                     GPU of its own), against the single-process CPU
 #                     result (gpu.sh's tolerances: fields 1e-6 absolute,
 #                     reductions 1e-9 relative), -fno-overlap too, and
 #                     compute-sanitizer (memcheck) at 2 ranks
@@ -15,13 +17,17 @@
 #                     exchange table (pack, wait, unpack, flight, hidden)
 #            scale    with 2 or more GPUs: Himeno L and XL strong scaling,
 #                     L per GPU weak scaling, diffusion3d 1024^3 and lbm
-#                     16384^2 strong scaling, overlap on/off, staged; each
-#                     against 1 GPU of the same machine in the same call,
-#                     and the fields of the 2-GPU run against the 1-GPU
-#                     run's, bit for bit
+#                     16384^2 strong scaling; overlap on/off, NCCL and
+#                     staged, --tb=4 across ranks; each against 1 GPU of
+#                     the same machine in the same call; then every
+#                     program's fields on 2, 4, 8 GPUs against 1 GPU's,
+#                     and Himeno's residual with --deterministic-reductions,
+#                     bit for bit
 #          OUT=dir    where logs go
 #          OVERLAP_SIZE=L  the overlap part on Himeno L instead of M
-#          GPUS=n     GPUs to use for scaling (default: all)
+#          SCALE_GPUS="2 4"  the GPU counts to scale to (default 2 4 8, up to the machine's)
+#          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
+#          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
 #
 # Verification builds use -fmad=false (they round like the CPU); timing
 # builds use the defaults. Ratios only: a time alone means little here.
@@ -54,9 +60,16 @@ if [ -f runtime/stn_cuda_mpi.cu ]; then
     ar rcs build/libstn_cuda_mpi.a build/runtime/stn_cuda_mpi.o || { echo "mpi.sh: libstn_cuda_mpi.a failed"; exit 2; }
 fi
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)
+# NCCL for the halos (the runtime opens libnccl.so.2 at run time): the
+# loader's, else the nvidia-nccl Python wheel's
+if [ -z "${STN_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libnccl\.so\.2 '; then
+  d=$(python3 -c 'import nvidia.nccl; print(list(nvidia.nccl.__path__)[0])' 2>/dev/null)
+  [ -n "$d" ] && [ -f "$d/lib/libnccl.so.2" ] && export STN_NCCL_LIBRARY=$d/lib/libnccl.so.2
+fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 aware=$(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' | sed 's/.*://')
-say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}"
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}   NCCL: ${STN_NCCL_LIBRARY:-the loader's libnccl.so.2, if any}"
+nvidia-smi topo -m >>"$LOG/mpi.log" 2>&1
 
 # ---- every program, built at once (nvcc is slow, cores are many) ------------
 mkdir -p "$T/jobs"
@@ -107,20 +120,30 @@ if want overlap; then
   job hno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/hno examples/himeno.stn"
   job hca "build/stencilc --mpi --target=cuda --tb=4 --build -o $T/hca examples/himeno.stn"
 fi
-if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
+if want scale && [ "$ngpu" -ge 2 ]; then
   job hm "build/stencilc --mpi --target=cuda --build -o $T/hm examples/himeno.stn"
   job hmno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/hmno examples/himeno.stn"
+  job hmtb "build/stencilc --mpi --target=cuda --tb=4 --build -o $T/hmtb examples/himeno.stn"
+  job hdet "build/stencilc --mpi --target=cuda --deterministic-reductions --build -o $T/hdet examples/himeno.stn"
   job dm "build/stencilc --mpi --target=cuda --build -o $T/dm examples/diffusion3d.stn"
+  job dmno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/dmno examples/diffusion3d.stn"
   job lm "build/stencilc --mpi --target=cuda --build -o $T/lm examples/lbm_d2q9.stn"
+  job lmno "build/stencilc --mpi --target=cuda -fno-overlap --build -o $T/lmno examples/lbm_d2q9.stn"
+  job hs "build/stencilc --target=cuda --build -o $T/hs examples/himeno.stn"
+  job ds "build/stencilc --target=cuda --build -o $T/ds examples/diffusion3d.stn"
+  job ls "build/stencilc --target=cuda --build -o $T/ls examples/lbm_d2q9.stn"
 fi
 tb=$(date +%s)
 find "$T/jobs" -name '*.sh' -print0 | xargs -0 -r -P "$(nproc)" -n 1 sh
 say "built $(ls "$T/jobs" | wc -l) programs in $(( $(date +%s) - tb )) s"
 
 if want verify; then
-  export CUDA_VISIBLE_DEVICES=${VERIFY_GPU:-0}   # one GPU, shared by the ranks
+  # all the GPUs: ranks with a GPU of their own exchange through NCCL,
+  # ranks sharing one (more ranks than GPUs) staged
+  [ -n "${VERIFY_GPU:-}" ] && export CUDA_VISIBLE_DEVICES=$VERIFY_GPU
+  vg=${VERIFY_GPU:-all $ngpu}
   say ""
-  say "verify (GPU $CUDA_VISIBLE_DEVICES): --target=cuda --mpi against the single-process CPU result (fields 1e-6, reductions 1e-9):"
+  say "verify (GPUs: $vg): --target=cuda --mpi against the single-process CPU result (fields 1e-6, reductions 1e-9):"
   while IFS='|' read -r -u 3 ex src args fields checks; do
     built "$ex.cpu" || continue
     saves=""
@@ -173,7 +196,7 @@ if want verify; then
   # number and every field the same, bit for bit, for any rank count and
   # decomposition (CG's fields depend on its dot products)
   say ""
-  say "determinism (GPU $CUDA_VISIBLE_DEVICES): --mpi --deterministic-reductions on 2, 3, 4 ranks and forced decompositions, against 1 rank, exactly:"
+  say "determinism (GPUs: $vg): --mpi --deterministic-reductions on 2, 3, 4 ranks and forced decompositions, against 1 rank, exactly:"
   while IFS='|' read -r -u 3 ex src args fields checks; do
     built "$ex.det" || continue
     line="  $ex:"
@@ -213,7 +236,7 @@ if want verify; then
      nvcc -O2 -fmad=false -arch=sm_90 -ccbin mpicxx -I"$L/dist" -Iruntime -c "$L/dist/heat.cu" -o "$L/dist/heat.o" &&
      mpicc -O2 -DHOST_MPI -I"$L/dist" -Iruntime -c tests/lit/mpi/Inputs/heat_host.c -o "$L/dist/host.o" &&
      nvcc -arch=sm_90 -ccbin mpicxx -o "$L/dist/host" "$L/dist/host.o" "$L/dist/heat.o" build/libstn_cuda_mpi.a \
-       build/libstn_mpi.a build/libstn_cuda.a build/libstn.a -lpng -lz -Xcompiler -fopenmp >"$L/build.log" 2>&1; then
+       build/libstn_mpi.a build/libstn_cuda.a build/libstn.a -lpng -lz -ldl -Xcompiler -fopenmp >"$L/build.log" 2>&1; then
     "$L/one/host" "$L/one.raw" >"$L/one.out" 2>&1
     $MPIRUN -np 1 "$L/dist/host" "$L/g1.raw" >"$L/g1.out" 2>&1 </dev/null
     $MPIRUN -np 3 "$L/dist/host" "$L/g3.raw" >"$L/g3.out" 2>&1 </dev/null
@@ -299,48 +322,121 @@ if want overlap; then
 fi
 
 # ---- scaling ---------------------------------------------------------------
-if want scale && [ "${GPUS:-$ngpu}" -ge 2 ]; then
-  G=${GPUS:-$ngpu}
+# One rank per GPU. Halos go GPU to GPU through NCCL where it loads (the
+# runtime's default when every rank has a GPU of its own); "staged" rows
+# force pinned host buffers and MPI (STN_MPI_STAGED=1). Each size's one-GPU
+# time is the --mpi build on one rank of this machine in the same call;
+# the fields (and, built --deterministic-reductions, the printed residual)
+# of every rank count are compared with it bit for bit.
+if want scale && [ "$ngpu" -ge 2 ]; then
   say ""
-  say "scaling on $G GPUs (one rank each), against 1 GPU of this machine in the same run; best of 2:"
-  built hm && built hmno && built dm && built lm || exit 1
-  run_best() { # NP PROG ARGS -> "ms gflops" best of 2 (lines: Time [s], MFLOPS)
+  say "scaling: one rank per GPU, against 1 GPU of this machine in the same run; the program's timer, best of 2; NCCL: ${STN_NCCL_LIBRARY:-not found}"
+  for b in hm hmno hmtb hdet dm dmno lm lmno hs ds ls; do built $b || exit 1; done
+  rate() { # the program's rate line, as GFLOPS (Himeno, diffusion3d) or GLUPS (lbm)
+    awk '/^MFLOPS measured :/ { printf "%.1f GFLOPS", $NF / 1e3 } /^GFLOPS :/ { printf "%.1f GFLOPS", $NF }
+         /^MLUPS :/ { printf "%.2f GLUPS", $NF / 1e3 }' "$1"
+  }
+  run_best() { # NP PROG ARGS -> "seconds|rate" best of 2
     local np=$1 prog=$2; shift 2
-    local bt="" bg=""
+    local bt="" br=""
     for r in 1 2; do
       # shellcheck disable=SC2068
-      $MPIRUN -np "$np" "$prog" $@ >"$T/s.out" 2>"$T/s.err" || { echo "FAILED $(grep -m1 error "$T/s.err")"; return; }
+      $MPIRUN -np "$np" "$prog" $@ >"$T/s.out" 2>"$T/s.err" </dev/null || { echo "FAILED|$(grep -m1 error "$T/s.err")"; return; }
       t=$(awk '/^Time \[s\] :/ { print $NF }' "$T/s.out")
-      if [ -z "$bt" ] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then bt=$t; bg=$(gflops "$T/s.out"); fi
+      if [ -z "$bt" ] || awk -v a="$t" -v b="$bt" 'BEGIN { exit !(a < b) }'; then bt=$t; br=$(rate "$T/s.out"); fi
     done
-    echo "$bt $bg"
+    echo "$bt|$br"
   }
-  row() { # LABEL NP1-RESULT NP-RESULT
-    say "$(printf '  %-44s 1 GPU %8.4f s %8s GFLOPS | %d GPUs %8.4f s %8s GFLOPS | speed-up %.3f, efficiency %.1f%%' "$1" \
-      ${2% *} ${2#* } "$G" ${3% *} ${3#* } "$(awk -v a="${2% *}" -v b="${3% *}" 'BEGIN { print a / b }')" \
-      "$(awk -v a="${2% *}" -v b="${3% *}" -v g="$G" 'BEGIN { print 100 * a / b / g }')")"
+  row() { # LABEL G ONE-RESULT G-RESULT
+    local a=${3%%|*} b=${4%%|*}
+    case "$a $b" in *FAILED*) say "  $1 on $2 GPUs: FAILED ${4#*|}"; fail=1; return ;; esac
+    say "$(printf '  %-46s 1 GPU %8.4f s %14s | %d GPUs %8.4f s %14s | speed-up %.3f, efficiency %5.1f%%' "$1" \
+      "$a" "${3#*|}" "$2" "$b" "${4#*|}" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')" \
+      "$(awk -v a="$a" -v b="$b" -v g="$2" 'BEGIN { print 100 * a / b / g }')")"
   }
-  L="--NI=257 --NJ=257 --NK=513 --ITERS=200" XL="--NI=513 --NJ=513 --NK=1025 --ITERS=100"
-  for sz in L XL; do
-    a=${!sz}
-    one=$(run_best 1 "$T/hm" $a)
-    row "Himeno $sz strong, slabs, overlap" "$one" "$(run_best "$G" "$T/hm" $a --ranks=$G)"
-    row "Himeno $sz strong, slabs, -fno-overlap" "$one" "$(run_best "$G" "$T/hmno" $a --ranks=$G)"
-    row "Himeno $sz strong, slabs, staged" "$one" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hm" $a --ranks=$G)"
+  same() { # LABEL FILE-A FILE-B
+    if cmp -s "$2" "$3"; then say "  $1: identical, bit for bit"; else say "  $1: DIFFERS"; fail=1; fi
+  }
+  L="--NI=257 --NJ=257 --NK=513 --ITERS=400" XL="--NI=513 --NJ=513 --NK=1025 --ITERS=100"
+  D="--N=1024 --STEPS=50" LB="--NY=16384 --NX=16384 --STEPS=100"
+  declare -A one
+  for sz in L XL; do one[h$sz]=$(run_best 1 "$T/hm" ${!sz}); done
+  one[d]=$(run_best 1 "$T/dm" $D)
+  one[l]=$(run_best 1 "$T/lm" $LB)
+  # the same programs without --mpi, for reference (the single process's defaults)
+  say "  without --mpi (one process, the default build): Himeno L $(run_best 1 "$T/hs" $L | tr '|' ' '), XL $(run_best 1 "$T/hs" $XL | tr '|' ' '),"
+  say "    diffusion3d $(run_best 1 "$T/ds" $D | tr '|' ' '), lbm $(run_best 1 "$T/ls" $LB | tr '|' ' ')"
+  for G in ${SCALE_GPUS:-2 4 8}; do
+    [ "$G" -le "$ngpu" ] || continue
+    say ""
+    say "  on $G GPUs (slabs: --ranks=$G):"
+    for sz in L XL; do
+      a=${!sz}
+      row "Himeno $sz strong, overlap, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hm" $a --ranks=$G)"
+      row "Himeno $sz strong, -fno-overlap, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hmno" $a --ranks=$G)"
+      row "Himeno $sz strong, overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hm" $a --ranks=$G)"
+      row "Himeno $sz strong, -fno-overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
+      row "Himeno $sz strong, --tb=4 across ranks, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hmtb" $a --ranks=$G)"
+      row "Himeno $sz strong, --tb=4 across ranks, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmtb" $a --ranks=$G)"
+    done
+    W="--NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=400 --ranks=$G"
+    for v in NCCL staged; do
+      st=0; [ $v = staged ] && st=1
+      wk=$(STN_MPI_STAGED=$st run_best "$G" "$T/hm" $W)
+      say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
+        "${one[hL]%%|*}" "$G" $((256 * G + 1)) "${wk%%|*}" "${wk#*|}" "$(awk -v a="${one[hL]%%|*}" -v b="${wk%%|*}" 'BEGIN { print 100 * a / b }')")"
+    done
+    row "diffusion3d 1024^3 strong, overlap, NCCL" "$G" "${one[d]}" "$(run_best "$G" "$T/dm" $D --ranks=$G)"
+    row "diffusion3d 1024^3 strong, -fno-overlap, NCCL" "$G" "${one[d]}" "$(run_best "$G" "$T/dmno" $D --ranks=$G)"
+    row "diffusion3d 1024^3 strong, overlap, staged" "$G" "${one[d]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/dm" $D --ranks=$G)"
+    row "lbm_d2q9 16384^2 strong, overlap, NCCL" "$G" "${one[l]}" "$(run_best "$G" "$T/lm" $LB --ranks=$G)"
+    row "lbm_d2q9 16384^2 strong, -fno-overlap, NCCL" "$G" "${one[l]}" "$(run_best "$G" "$T/lmno" $LB --ranks=$G)"
+    row "lbm_d2q9 16384^2 strong, overlap, staged" "$G" "${one[l]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
+    # where the time goes: --profile's exchange table (rank 0's kernels)
+    for v in NCCL staged; do
+      st=0; [ $v = staged ] && st=1
+      (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
+      say "  --profile, Himeno XL, $v:"
+      sed -n '/^halo exchanges/,$p' "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
+    done
   done
-  one=$(run_best 1 "$T/hm" $L)
-  wk=$(run_best "$G" "$T/hm" --NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=200 --ranks=$G)
-  say "$(printf '  %-44s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s | weak efficiency %.1f%%' "Himeno L per GPU, weak" \
-    ${one% *} "$G" $((256 * G + 1)) ${wk% *} "$(awk -v a="${one% *}" -v b="${wk% *}" 'BEGIN { print 100 * a / b }')")"
-  D="--N=1024 --STEPS=50"
-  row "diffusion3d 1024^3 strong" "$(run_best 1 "$T/dm" $D)" "$(run_best "$G" "$T/dm" $D --ranks=$G)"
-  LB="--NY=16384 --NX=16384 --STEPS=200"
-  row "lbm_d2q9 16384^2 strong" "$(run_best 1 "$T/lm" $LB)" "$(run_best "$G" "$T/lm" $LB --ranks=$G)"
-  # the same fields on 1 and G GPUs, bit for bit
-  (cd "$T" && $MPIRUN -np 1 "$T/hm" $L --ITERS=50 --save=p=p1.raw >/dev/null 2>&1 &&
-     $MPIRUN -np "$G" "$T/hm" $L --ITERS=50 --ranks=$G --save=p=pg.raw >/dev/null 2>&1 && cmp -s p1.raw pg.raw) &&
-    say "  Himeno L, 50 sweeps: p on $G GPUs identical to 1 GPU, bit for bit" ||
-    { say "  Himeno L: p on $G GPUs DIFFERS from 1 GPU"; fail=1; }
+
+  # the same results on 1 and G GPUs, bit for bit: fields of every program
+  # (decompositions with edges, a periodic dimension split so that both
+  # neighbours are one rank), --tb=4 across ranks, staged and NCCL; and
+  # the residual printed to the last digit with --deterministic-reductions
+  say ""
+  say "  results on several GPUs against 1 GPU, bit for bit:"
+  HB="--NI=257 --NJ=257 --NK=513 --ITERS=50" DB="--N=256 --STEPS=20" LBB="--NY=1024 --NX=1024 --STEPS=200"
+  (cd "$T" && $MPIRUN -np 1 "$T/hm" $HB --save=p=h1.p >/dev/null 2>&1 </dev/null &&
+     $MPIRUN -np 1 "$T/hdet" $HB --save=p=hd1.p >"$T/hd1.out" 2>&1 </dev/null &&
+     $MPIRUN -np 1 "$T/hm" $HB --save=p=hn1.p >"$T/hn1.out" 2>&1 </dev/null &&
+     $MPIRUN -np 1 "$T/dm" $DB --save=f=d1.f >/dev/null 2>&1 </dev/null &&
+     $MPIRUN -np 1 "$T/lm" $LBB --save=ux=l1.ux >/dev/null 2>&1 </dev/null) || { say "  1-GPU reference runs FAILED"; fail=1; }
+  for G in ${SCALE_GPUS:-2 4 8}; do
+    [ "$G" -le "$ngpu" ] || continue
+    for run in "hm:--ranks=$G:NCCL" "hm:--ranks=$G:staged" "hmtb:--ranks=$G:NCCL" "hm:--ranks=$(( G / 2 ))x2:NCCL"; do
+      IFS=: read -r b r v <<<"$run"
+      st=0; [ "$v" = staged ] && st=1
+      (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
+      same "Himeno p, $b $r, $v, $G GPUs" "$T/h1.p" "$T/hg.p"
+    done
+    (cd "$T" && $MPIRUN -np "$G" "$T/hdet" $HB --ranks=$G --save=p=hdg.p >"$T/hdg.out" 2>&1 </dev/null)
+    same "Himeno p, --deterministic-reductions, $G GPUs" "$T/hd1.p" "$T/hdg.p"
+    a=$(grep -m1 '^Gosa' "$T/hd1.out") b=$(grep -m1 '^Gosa' "$T/hdg.out")
+    if [ -n "$a" ] && [ "$a" = "$b" ]; then say "  Himeno Gosa, --deterministic-reductions, $G GPUs: '$b', the same as 1 GPU's"
+    else say "  Himeno Gosa, --deterministic-reductions, $G GPUs: '$b' DIFFERS from 1 GPU's '$a'"; fail=1; fi
+    (cd "$T" && $MPIRUN -np "$G" "$T/hm" $HB --ranks=$G >"$T/hng.out" 2>&1 </dev/null)
+    say "  (control: Gosa without the flag: 1 GPU '$(grep -m1 '^Gosa' "$T/hn1.out")', $G GPUs '$(grep -m1 '^Gosa' "$T/hng.out")')"
+    for r in "--ranks=$G" "--ranks=$(( G / 2 ))x2"; do
+      (cd "$T" && $MPIRUN -np "$G" "$T/dm" $DB $r --save=f=dg.f >/dev/null 2>&1 </dev/null)
+      same "diffusion3d f, $r, NCCL, $G GPUs" "$T/d1.f" "$T/dg.f"
+    done
+    for r in "--ranks=$G" "--ranks=1x$G"; do
+      (cd "$T" && $MPIRUN -np "$G" "$T/lm" $LBB $r --save=ux=lg.ux >/dev/null 2>&1 </dev/null)
+      same "lbm_d2q9 ux, $r, NCCL, $G GPUs" "$T/l1.ux" "$T/lg.ux"
+    done
+  done
 fi
 
 say ""

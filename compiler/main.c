@@ -601,7 +601,7 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
   if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a */
     buf_free(&cmd);
     buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
-                     "'%s/libstn.a' %s",
+                     "'%s/libstn.a' %s -ldl",
                nvcc, mpicxx, flags, o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
                lib, lib, STN_MPI_LINK_LIBS);
   }
@@ -792,6 +792,8 @@ int main(int argc, char **argv)
       printf("%s/libstn.a %s", lib, o.pass.mpi ? STN_MPI_LINK_LIBS : STN_LINK_LIBS);
       if (o.pass.target == TARGET_CUDA) /* nvcc links these itself; a C linker needs them */
         printf(" -L%s -lcudart -lstdc++", cuda_lib_dir());
+      if (o.pass.mpi && o.pass.target == TARGET_CUDA) /* NCCL, opened at run time */
+        printf(" -ldl");
       printf(" -lm\n");
     }
     return 0;

@@ -1,9 +1,10 @@
 /* stn_cuda_mpi.cu: distributed runs on GPUs (stencilc --mpi --target=cuda;
  * libstn_cuda_mpi.a, built with nvcc -ccbin mpicxx). It owns what the GPU
  * changes about a distributed run: the choice of a rank's GPU, the halo
- * exchange of device fields (packing kernels, the exchange stream, staged
- * or CUDA-aware messages), reductions combined over the parts and the
- * ranks, and the finish. What is exchanged with whom, the messages' boxes
+ * exchange of device fields (packing kernels, the exchange stream, and the
+ * messages: GPU to GPU through NCCL, through a CUDA-aware MPI, or staged
+ * through the host), reductions combined over the parts and the ranks,
+ * and the finish. What is exchanged with whom, the messages' boxes
  * and the parts a kernel computes come from stn_mpi.c, so a GPU rank sends
  * exactly the messages a CPU rank would. See stn_cuda.h (distributed runs)
  * and stn_mpi.h. */
@@ -16,6 +17,7 @@
 #include <mpi-ext.h> /* Open MPI's extensions: MPIX_Query_cuda_support */
 #endif
 #endif
+#include <dlfcn.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,104 @@ static void mpi_check(int err, const char *what)
   int len = 0;
   MPI_Error_string(err, msg, &len);
   stn_fatal("MPI: %s failed: %s", what, msg);
+}
+
+/* ---- NCCL, loaded at run time --------------------------------------------------
+ * Where every rank has a GPU of its own, halos go GPU to GPU with NCCL's
+ * point-to-point calls (NVLink or PCIe peer copies within a node, its
+ * network transports beyond), enqueued on the exchange stream between the
+ * packing and the unpacking kernels: the host never waits for a message.
+ * libnccl.so.2 is opened at run time (STN_NCCL_LIBRARY names it; else the
+ * loader's search path), so that programs build and run without it. Only
+ * the calls below are used; their ABI has not changed since NCCL 2.7. */
+typedef struct ncclComm *ncclComm_t;
+typedef struct { char internal[128]; } ncclUniqueId;
+typedef int nccl_result;          /* ncclResult_t: 0 is ncclSuccess */
+enum { NCCL_INT8 = 0 };           /* ncclDataType_t ncclInt8 */
+
+static struct {
+  nccl_result (*get_unique_id)(ncclUniqueId *);
+  nccl_result (*comm_init_rank)(ncclComm_t *, int, ncclUniqueId, int);
+  nccl_result (*comm_destroy)(ncclComm_t);
+  nccl_result (*send)(const void *, size_t, int, int, ncclComm_t, cudaStream_t);
+  nccl_result (*recv)(void *, size_t, int, int, ncclComm_t, cudaStream_t);
+  nccl_result (*group_start)(void);
+  nccl_result (*group_end)(void);
+  nccl_result (*get_version)(int *);
+  const char *(*error_string)(nccl_result);
+  ncclComm_t comm;
+  int version;
+} nccl;
+
+static void nccl_check(nccl_result r, const char *what)
+{
+  if (r != 0)
+    stn_fatal("NCCL: %s failed: %s (STN_MPI_NCCL=0 sends the halos through MPI instead)", what,
+              nccl.error_string ? nccl.error_string(r) : "unknown error");
+}
+
+/* Opens libnccl and finds its calls; NULL, or why not. */
+static const char *nccl_load(void)
+{
+  const char *name = getenv("STN_NCCL_LIBRARY");
+  void *h = dlopen(name && *name ? name : "libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (!h)
+    return dlerror();
+#define NCCL_SYM(field, sym)                                                                                  \
+  if (!(*(void **)&nccl.field = dlsym(h, sym)))                                                               \
+    return "a call is missing from the library (NCCL 2.7 or later is needed)";
+  NCCL_SYM(get_unique_id, "ncclGetUniqueId")
+  NCCL_SYM(comm_init_rank, "ncclCommInitRank")
+  NCCL_SYM(comm_destroy, "ncclCommDestroy")
+  NCCL_SYM(send, "ncclSend")
+  NCCL_SYM(recv, "ncclRecv")
+  NCCL_SYM(group_start, "ncclGroupStart")
+  NCCL_SYM(group_end, "ncclGroupEnd")
+  NCCL_SYM(get_version, "ncclGetVersion")
+  NCCL_SYM(error_string, "ncclGetErrorString")
+#undef NCCL_SYM
+  if (nccl.get_version(&nccl.version) != 0 || nccl.version < 20700)
+    return "NCCL 2.7 or later is needed";
+  return NULL;
+}
+
+/* Collective: whether the halos go through NCCL. STN_MPI_STAGED=1 or
+ * STN_MPI_NCCL=0 says no; STN_MPI_NCCL=1 insists (an error if it cannot);
+ * otherwise yes where every rank has a GPU of its own (NCCL refuses two
+ * ranks on one GPU) and the library loads on every rank. */
+static const char *transport_note; /* why not NCCL, for the profile */
+static int device_path;            /* halos GPU to GPU: NCCL, and copies for a rank's messages to itself */
+static int nccl_start(int own_gpu)
+{
+  const char *staged = getenv("STN_MPI_STAGED"), *want = getenv("STN_MPI_NCCL");
+  const int forced = want && strcmp(want, "1") == 0;
+  if ((staged && *staged && strcmp(staged, "0") != 0) || (want && strcmp(want, "0") == 0)) {
+    transport_note = "STN_MPI_STAGED=1 or STN_MPI_NCCL=0";
+    return 0;
+  }
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char *why = !own_gpu ? "ranks share a GPU, which NCCL does not allow" : size > 1 ? nccl_load() : NULL;
+  int ok = why == NULL, all = 0;
+  mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL on every rank?)");
+  if (!all) {
+    if (forced)
+      stn_fatal("STN_MPI_NCCL=1, but NCCL cannot carry the halos: %s%s", why ? why : "not on every rank",
+                why && own_gpu ? " (STN_NCCL_LIBRARY names libnccl.so.2)" : "");
+    transport_note = why ? why : "NCCL is not usable on every rank";
+    return 0;
+  }
+  int me = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (size == 1) /* its messages are to itself: copies on the device */
+    return 1;
+  ncclUniqueId id;
+  memset(&id, 0, sizeof id);
+  if (me == 0)
+    nccl_check(nccl.get_unique_id(&id), "ncclGetUniqueId");
+  mpi_check(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast (NCCL's id)");
+  nccl_check(nccl.comm_init_rank(&nccl.comm, size, id, me), "ncclCommInitRank");
+  return 1;
 }
 
 /* ---- one GPU per rank ------------------------------------------------------ */
@@ -59,6 +159,7 @@ void stn_cuda_mpi_init(stn_program *p)
   stn_cuda_init(p);
   stn_fatal_collective = collective;
   stn_mpi_host_copy = host_points;
+  device_path = nccl_start(nlocal <= n);
 }
 
 /* ---- halo exchange on the device ---------------------------------------------
@@ -107,6 +208,10 @@ __global__ static void xcopy_kernel(xboxes boxes, char *buf, int pack)
 
 static struct {
   int ready, aware, used;
+  int device;                 /* GPU to GPU (device_path): NCCL, and copies for messages to itself */
+  int timing;                 /* --profile on the device path: the events below are timed */
+  stn_mpi_xch *timed;         /* the exchange whose events are still to be read (device path) */
+  cudaEvent_t posted;         /* exchange stream, device path: the exchange starts */
   cudaStream_t stream;        /* the exchange's own, non-blocking, highest priority */
   cudaEvent_t written;        /* default stream: the launches before the exchange are done */
   cudaEvent_t packed;         /* the send buffer is filled (on the host too when staged) */
@@ -120,6 +225,9 @@ static struct {
   size_t soff[STN_MPI_DIRS], sbytes[STN_MPI_DIRS], roff[STN_MPI_DIRS], rbytes[STN_MPI_DIRS], stotal, rtotal;
   MPI_Comm cart;
   int nbr[STN_MPI_DIRS];
+  MPI_Comm peers_of;          /* the communicator peer[] was translated for */
+  int peer[STN_MPI_DIRS];     /* nbr[] as ranks of MPI_COMM_WORLD (NCCL's), MPI_PROC_NULL where none */
+  int me;                     /* this rank in MPI_COMM_WORLD */
 } ex;
 
 /* Device to device through MPI, unless the library is not CUDA-aware at
@@ -145,11 +253,19 @@ static void setup(void)
   /* its own stream, so that packing runs beside the interior's launch;
    * the highest priority, so that it is not queued behind its blocks */
   STN_CUDA_CHECK(cudaStreamCreateWithPriority(&ex.stream, cudaStreamNonBlocking, greatest));
+  ex.device = device_path;
+  ex.aware = !ex.device && cuda_aware();
+  /* on the device path the host never waits for a message: --profile
+   * reads the exchange's times off timed events instead */
+  ex.timing = ex.device && stn_profiling;
+  const unsigned timed = ex.timing ? cudaEventDefault : cudaEventDisableTiming;
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.written, cudaEventDisableTiming));
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.packed, cudaEventDisableTiming));
-  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.unpacked, cudaEventDisableTiming));
-  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.computing, cudaEventDisableTiming));
-  ex.aware = cuda_aware();
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.posted, timed));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.unpacked, timed));
+  STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.computing, timed));
+  MPI_Comm_rank(MPI_COMM_WORLD, &ex.me);
+  ex.peers_of = MPI_COMM_NULL;
   ex.ready = 1;
 }
 
@@ -273,6 +389,77 @@ static void copy_boxes(const xbox *box, int n, char *buf, int pack)
   }
 }
 
+/* The device path's --profile: the last exchange's flight (posted to
+ * unpacked, on the device) and wait (how long after the interior's
+ * launches the ghost points arrived: what the shell waited for). */
+static void read_timing(void)
+{
+  if (!ex.timed)
+    return;
+  float flight = 0, late = 0;
+  STN_CUDA_CHECK(cudaEventSynchronize(ex.unpacked));
+  STN_CUDA_CHECK(cudaEventElapsedTime(&flight, ex.posted, ex.unpacked));
+  STN_CUDA_CHECK(cudaEventElapsedTime(&late, ex.computing, ex.unpacked));
+  ex.timed->prof.flight += 1e-3 * flight;
+  ex.timed->prof.wait += late > 0 ? 1e-3 * late : 0.0;
+  ex.timed = NULL;
+}
+
+/* The neighbours as ranks of MPI_COMM_WORLD, which NCCL's communicator
+ * spans (each grid's Cartesian communicator numbers them its own way). */
+static void world_peers(void)
+{
+  if (ex.peers_of == ex.cart)
+    return;
+  MPI_Group cg, wg;
+  mpi_check(MPI_Comm_group(ex.cart, &cg), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &wg), "MPI_Comm_group");
+  for (int e = 0; e < STN_MPI_DIRS; e++) {
+    ex.peer[e] = MPI_PROC_NULL;
+    if (ex.nbr[e] != MPI_PROC_NULL)
+      mpi_check(MPI_Group_translate_ranks(cg, 1, &ex.nbr[e], wg, &ex.peer[e]), "MPI_Group_translate_ranks");
+  }
+  MPI_Group_free(&cg);
+  MPI_Group_free(&wg);
+  ex.peers_of = ex.cart;
+}
+
+/* The device path: the messages on the exchange stream after the packing,
+ * then the unpacking; nothing waits on the host. A rank's messages to
+ * itself (a periodic dimension it spans alone) are device copies; the
+ * others go through NCCL, whose messages between two ranks match in the
+ * order they are posted: sends in increasing direction e, receives in
+ * decreasing e, since the message received from direction e was sent
+ * towards -e (index ndirs - 1 - e). */
+static void device_messages(int ndirs)
+{
+  world_peers();
+  int any = 0;
+  for (int e = 0; e < ndirs; e++)
+    any |= (ex.sbytes[e] || ex.rbytes[e]) && ex.peer[e] != ex.me;
+  if (any) {
+    nccl_check(nccl.group_start(), "ncclGroupStart");
+    for (int e = 0; e < ndirs; e++)
+      if (ex.sbytes[e] && ex.peer[e] != ex.me)
+        nccl_check(nccl.send(ex.dsend + ex.soff[e], ex.sbytes[e], NCCL_INT8, ex.peer[e], nccl.comm, ex.stream),
+                   "ncclSend (halo exchange)");
+    for (int e = ndirs - 1; e >= 0; e--)
+      if (ex.rbytes[e] && ex.peer[e] != ex.me)
+        nccl_check(nccl.recv(ex.drecv + ex.roff[e], ex.rbytes[e], NCCL_INT8, ex.peer[e], nccl.comm, ex.stream),
+                   "ncclRecv (halo exchange)");
+    nccl_check(nccl.group_end(), "ncclGroupEnd");
+  }
+  for (int e = 0; e < ndirs; e++)
+    if (ex.sbytes[e] && ex.peer[e] == ex.me) {
+      const int to = ndirs - 1 - e;
+      if (ex.rbytes[to] != ex.sbytes[e])
+        stn_fatal("internal error in the --mpi runtime: a halo message to itself of %zu bytes where %zu are "
+                  "expected (please report it with the .stn file)", ex.sbytes[e], ex.rbytes[to]);
+      STN_CUDA_CHECK(cudaMemcpyAsync(ex.drecv + ex.roff[to], ex.dsend + ex.soff[e], ex.sbytes[e],
+                                     cudaMemcpyDeviceToDevice, ex.stream));
+    }
+}
+
 void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts *parts)
 {
   setup();
@@ -290,8 +477,10 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   ex.used = 1;
   const double t0 = stn_time();
   x->t_post = t0;
-  /* the last exchange's unpacking reads the receive buffers these messages fill */
-  if (ex.unpack_pending) {
+  read_timing();
+  /* the last exchange's unpacking reads the receive buffers these messages
+   * fill (on the device path the exchange stream keeps them in order) */
+  if (ex.unpack_pending && !ex.device) {
     STN_CUDA_CHECK(cudaEventSynchronize(ex.unpacked));
     ex.unpack_pending = 0;
   }
@@ -301,12 +490,24 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   ex.rtotal = plan(x, 0, ex.roff, ex.rbytes);
   grow(&ex.dsend, &ex.dsend_cap, ex.stotal, 0, "send");
   grow(&ex.drecv, &ex.drecv_cap, ex.rtotal, 0, "receive");
-  if (!ex.aware) {
+  if (!ex.aware && !ex.device) {
     grow(&ex.hsend, &ex.hsend_cap, ex.stotal, 1, "send");
     grow(&ex.hrecv, &ex.hrecv_cap, ex.rtotal, 1, "receive");
   }
+  if (ex.device) {
+    STN_CUDA_CHECK(cudaEventRecord(ex.written, 0));
+    STN_CUDA_CHECK(cudaStreamWaitEvent(ex.stream, ex.written, 0));
+    STN_CUDA_CHECK(cudaEventRecord(ex.posted, ex.stream));
+    if (ex.stotal)
+      copy_boxes(ex.box, ex.nsend, ex.dsend, 1);
+    STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+    device_messages(ndirs);
+    if (ex.rtotal)
+      copy_boxes(ex.box + ex.nsend, ex.nbox - ex.nsend, ex.drecv, 0);
+    STN_CUDA_CHECK(cudaEventRecord(ex.unpacked, ex.stream));
+  }
   char *rbuf = ex.aware ? ex.drecv : ex.hrecv;
-  for (int e = 0; e < ndirs; e++)
+  for (int e = 0; e < ndirs && !ex.device; e++)
     if (ex.rbytes[e]) {
       int dir[STN_MAX_RANK], back[STN_MAX_RANK];
       dir_of(rank, e, dir);
@@ -317,7 +518,7 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
                           &x->req[x->nreq++]), "MPI_Irecv (halo exchange)");
     }
   /* packed after the launches that wrote the fields, beside the interior's */
-  if (ex.stotal) {
+  if (ex.stotal && !ex.device) {
     STN_CUDA_CHECK(cudaEventRecord(ex.written, 0));
     STN_CUDA_CHECK(cudaStreamWaitEvent(ex.stream, ex.written, 0));
     copy_boxes(ex.box, ex.nsend, ex.dsend, 1);
@@ -326,7 +527,8 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
       stn_prof_transfer(0, (double)ex.stotal);
     }
   }
-  STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+  if (!ex.device)
+    STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
   /* --tb across ranks: a field this kernel writes may travel (the first
    * time, or when it reads it too); its old points must be packed before
    * the interior overwrites them */
@@ -352,6 +554,18 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
   const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
   const double t0 = stn_time();
   STN_CUDA_CHECK(cudaEventRecord(ex.computing, 0));
+  if (ex.device) { /* all enqueued by stn_cuda_mpi_begin: the shell waits on the device */
+    STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
+    stn_mpi_exchanged(x);
+    for (int i = 0; i < x->nfields; i++)
+      if (x->sel[i])
+        stn_cuda_wrote(x->fields[i].f);
+    if (ex.timing)
+      ex.timed = x;
+    x->prof.unpack += stn_time() - t0;
+    x->pending = 0;
+    return;
+  }
   STN_CUDA_CHECK(cudaEventSynchronize(ex.packed));
   char *sbuf = ex.aware ? ex.dsend : ex.hsend;
   for (int e = 0; e < ndirs; e++)
@@ -498,8 +712,9 @@ void stn_cuda_mpi_finish(stn_program *p)
         stn_mpi_field_write(p->fields[i], path);
   stn_save_clear();
   const int said = stn_profiling && ex.used && stn_mpi_rank() == 0;
-  const int aware = ex.aware;
+  const int aware = ex.aware, device = ex.device;
   if (ex.ready) {
+    read_timing();
     STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
     STN_CUDA_CHECK(cudaFree(ex.dsend));
     STN_CUDA_CHECK(cudaFree(ex.drecv));
@@ -511,14 +726,23 @@ void stn_cuda_mpi_finish(stn_program *p)
     STN_CUDA_CHECK(cudaEventDestroy(ex.packed));
     STN_CUDA_CHECK(cudaEventDestroy(ex.unpacked));
     STN_CUDA_CHECK(cudaEventDestroy(ex.computing));
+    STN_CUDA_CHECK(cudaEventDestroy(ex.posted));
     STN_CUDA_CHECK(cudaStreamDestroy(ex.stream));
     free(ex.box);
     memset(&ex, 0, sizeof ex);
   }
+  if (nccl.comm) {
+    nccl_check(nccl.comm_destroy(nccl.comm), "ncclCommDestroy");
+    nccl.comm = NULL;
+  }
   stn_cuda_release(p);
   stn_mpi_finish(p); /* the profile on rank 0, the exchanges' table, MPI_Finalize */
-  if (said)
-    fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages %s\n",
-            aware ? "from device memory (CUDA-aware MPI)"
-                  : "staged through pinned host memory (STN_MPI_STAGED=1, or MPI is not CUDA-aware)");
+  if (said && device)
+    fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages GPU to GPU on the "
+                    "exchange stream (%s; wait is how long the halos arrived after the interior, on the device)\n",
+            nccl.version ? "NCCL" : "copies: one rank");
+  else if (said)
+    fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages %s%s%s\n",
+            aware ? "from device memory (CUDA-aware MPI)" : "staged through pinned host memory",
+            transport_note ? "; not NCCL: " : "", transport_note ? transport_note : "");
 }
