@@ -68,7 +68,7 @@ if [ -z "${STN_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libncc
 fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 aware=$(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' | sed 's/.*://')
-say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}   NCCL: ${STN_NCCL_LIBRARY:-the loader's libnccl.so.2, if any}"
+say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}   NCCL: ${STN_NCCL_LIBRARY:-libnccl.so.2 from the loader path, if any}"
 nvidia-smi topo -m >>"$LOG/mpi.log" 2>&1
 
 # ---- every program, built at once (nvcc is slow, cores are many) ------------
