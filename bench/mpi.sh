@@ -360,14 +360,16 @@ if want scale && [ "$ngpu" -ge 2 ]; then
   L="--NI=257 --NJ=257 --NK=513 --ITERS=400" XL="--NI=513 --NJ=513 --NK=1025 --ITERS=100"
   D="--N=1024 --STEPS=50" LB="--NY=16384 --NX=16384 --STEPS=100"
   declare -A one
-  for sz in L XL; do one[h$sz]=$(run_best 1 "$T/hm" ${!sz}); done
-  one[d]=$(run_best 1 "$T/dm" $D)
-  one[l]=$(run_best 1 "$T/lm" $LB)
-  # the same programs without --mpi, for reference (the single process's defaults)
-  say "  without --mpi (one process, the default build): Himeno L $(run_best 1 "$T/hs" $L | tr '|' ' '), XL $(run_best 1 "$T/hs" $XL | tr '|' ' '),"
-  say "    diffusion3d $(run_best 1 "$T/ds" $D | tr '|' ' '), lbm $(run_best 1 "$T/ls" $LB | tr '|' ' ')"
+  if [ "${SCALE_TIMES:-1}" = 1 ]; then
+    for sz in L XL; do one[h$sz]=$(run_best 1 "$T/hm" ${!sz}); done
+    one[d]=$(run_best 1 "$T/dm" $D)
+    one[l]=$(run_best 1 "$T/lm" $LB)
+    # the same programs without --mpi, for reference (the single process's defaults)
+    say "  without --mpi (one process, the default build): Himeno L $(run_best 1 "$T/hs" $L | tr '|' ' '), XL $(run_best 1 "$T/hs" $XL | tr '|' ' '),"
+    say "    diffusion3d $(run_best 1 "$T/ds" $D | tr '|' ' '), lbm $(run_best 1 "$T/ls" $LB | tr '|' ' ')"
+  fi
   for G in ${SCALE_GPUS:-2 4 8}; do
-    [ "$G" -le "$ngpu" ] || continue
+    [ "$G" -le "$ngpu" ] && [ "${SCALE_TIMES:-1}" = 1 ] || continue
     say ""
     say "  on $G GPUs (slabs: --ranks=$G):"
     for sz in L XL; do
@@ -398,6 +400,7 @@ if want scale && [ "$ngpu" -ge 2 ]; then
       (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
       say "  --profile, Himeno XL, $v:"
       sed -n '/^halo exchanges/,$p' "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
+      grep -q '^halo exchanges' "$T/p.err" || tail -5 "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
     done
   done
 

@@ -398,6 +398,7 @@ static void read_timing(void)
     return;
   float flight = 0, late = 0;
   STN_CUDA_CHECK(cudaEventSynchronize(ex.unpacked));
+  STN_CUDA_CHECK(cudaEventSynchronize(ex.computing)); /* the interior may end after the halos arrive */
   STN_CUDA_CHECK(cudaEventElapsedTime(&flight, ex.posted, ex.unpacked));
   STN_CUDA_CHECK(cudaEventElapsedTime(&late, ex.computing, ex.unpacked));
   ex.timed->prof.flight += 1e-3 * flight;
