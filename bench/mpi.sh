@@ -7,8 +7,8 @@
 #            verify   every example built --target=cuda --mpi under 1, 2
 #                     and 4 ranks (on the machine's GPUs, shared where there
 #                     are fewer GPUs than ranks), staged (STN_MPI_STAGED=1)
-#                     and the default path (NCCL where every rank has a
-#                     GPU of its own), against the single-process CPU
+#                     and the default path (on one rank: copies on the
+#                     GPU), against the single-process CPU
 #                     result (gpu.sh's tolerances: fields 1e-6 absolute,
 #                     reductions 1e-9 relative), -fno-overlap too, and
 #                     compute-sanitizer (memcheck) at 2 ranks
@@ -138,8 +138,7 @@ find "$T/jobs" -name '*.sh' -print0 | xargs -0 -r -P "$(nproc)" -n 1 sh
 say "built $(ls "$T/jobs" | wc -l) programs in $(( $(date +%s) - tb )) s"
 
 if want verify; then
-  # all the GPUs: ranks with a GPU of their own exchange through NCCL,
-  # ranks sharing one (more ranks than GPUs) staged
+  # all the GPUs (ranks share them where there are more ranks than GPUs)
   [ -n "${VERIFY_GPU:-}" ] && export CUDA_VISIBLE_DEVICES=$VERIFY_GPU
   vg=${VERIFY_GPU:-all $ngpu}
   say ""
@@ -322,9 +321,9 @@ if want overlap; then
 fi
 
 # ---- scaling ---------------------------------------------------------------
-# One rank per GPU. Halos go GPU to GPU through NCCL where it loads (the
-# runtime's default when every rank has a GPU of its own); "staged" rows
-# force pinned host buffers and MPI (STN_MPI_STAGED=1). Each size's one-GPU
+# One rank per GPU. "NCCL" rows send the halos GPU to GPU through NCCL
+# (STN_MPI_NCCL=1); "staged" rows through pinned host buffers and MPI (the
+# default where MPI is not CUDA-aware, as here). Each size's one-GPU
 # time is the --mpi build on one rank of this machine in the same call;
 # the fields (and, built --deterministic-reductions, the printed residual)
 # of every rank count are compared with it bit for bit.
@@ -374,30 +373,30 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     say "  on $G GPUs (slabs: --ranks=$G):"
     for sz in L XL; do
       a=${!sz}
-      row "Himeno $sz strong, overlap, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hm" $a --ranks=$G)"
-      row "Himeno $sz strong, -fno-overlap, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hmno" $a --ranks=$G)"
+      row "Himeno $sz strong, overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hm" $a --ranks=$G)"
+      row "Himeno $sz strong, -fno-overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
       row "Himeno $sz strong, overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hm" $a --ranks=$G)"
       row "Himeno $sz strong, -fno-overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
-      row "Himeno $sz strong, --tb=4 across ranks, NCCL" "$G" "${one[h$sz]}" "$(run_best "$G" "$T/hmtb" $a --ranks=$G)"
+      row "Himeno $sz strong, --tb=4 across ranks, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hmtb" $a --ranks=$G)"
       row "Himeno $sz strong, --tb=4 across ranks, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmtb" $a --ranks=$G)"
     done
     W="--NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=400 --ranks=$G"
     for v in NCCL staged; do
-      st=0; [ $v = staged ] && st=1
-      wk=$(STN_MPI_STAGED=$st run_best "$G" "$T/hm" $W)
+      nc=1; [ $v = staged ] && nc=0
+      wk=$(STN_MPI_NCCL=$nc run_best "$G" "$T/hm" $W)
       say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
         "${one[hL]%%|*}" "$G" $((256 * G + 1)) "${wk%%|*}" "${wk#*|}" "$(awk -v a="${one[hL]%%|*}" -v b="${wk%%|*}" 'BEGIN { print 100 * a / b }')")"
     done
-    row "diffusion3d 1024^3 strong, overlap, NCCL" "$G" "${one[d]}" "$(run_best "$G" "$T/dm" $D --ranks=$G)"
-    row "diffusion3d 1024^3 strong, -fno-overlap, NCCL" "$G" "${one[d]}" "$(run_best "$G" "$T/dmno" $D --ranks=$G)"
+    row "diffusion3d 1024^3 strong, overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dm" $D --ranks=$G)"
+    row "diffusion3d 1024^3 strong, -fno-overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dmno" $D --ranks=$G)"
     row "diffusion3d 1024^3 strong, overlap, staged" "$G" "${one[d]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/dm" $D --ranks=$G)"
-    row "lbm_d2q9 16384^2 strong, overlap, NCCL" "$G" "${one[l]}" "$(run_best "$G" "$T/lm" $LB --ranks=$G)"
-    row "lbm_d2q9 16384^2 strong, -fno-overlap, NCCL" "$G" "${one[l]}" "$(run_best "$G" "$T/lmno" $LB --ranks=$G)"
+    row "lbm_d2q9 16384^2 strong, overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
+    row "lbm_d2q9 16384^2 strong, -fno-overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lmno" $LB --ranks=$G)"
     row "lbm_d2q9 16384^2 strong, overlap, staged" "$G" "${one[l]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
     # where the time goes: --profile's exchange table (rank 0's kernels)
     for v in NCCL staged; do
-      st=0; [ $v = staged ] && st=1
-      (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
+      nc=1; [ $v = staged ] && nc=0
+      (cd "$T" && STN_MPI_NCCL=$nc $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
       say "  --profile, Himeno XL, $v:"
       sed -n '/^halo exchanges/,$p' "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
       grep -q '^halo exchanges' "$T/p.err" || tail -5 "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
@@ -420,8 +419,8 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     [ "$G" -le "$ngpu" ] || continue
     for run in "hm:--ranks=$G:NCCL" "hm:--ranks=$G:staged" "hmtb:--ranks=$G:NCCL" "hm:--ranks=$(( G / 2 ))x2:NCCL"; do
       IFS=: read -r b r v <<<"$run"
-      st=0; [ "$v" = staged ] && st=1
-      (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
+      nc=1; [ "$v" = staged ] && nc=0
+      (cd "$T" && STN_MPI_NCCL=$nc $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
       same "Himeno p, $b $r, $v, $G GPUs" "$T/h1.p" "$T/hg.p"
     done
     (cd "$T" && $MPIRUN -np "$G" "$T/hdet" $HB --ranks=$G --save=p=hdg.p >"$T/hdg.out" 2>&1 </dev/null)
@@ -432,11 +431,11 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     (cd "$T" && $MPIRUN -np "$G" "$T/hm" $HB --ranks=$G >"$T/hng.out" 2>&1 </dev/null)
     say "  (control: Gosa without the flag: 1 GPU '$(grep -m1 '^Gosa' "$T/hn1.out")', $G GPUs '$(grep -m1 '^Gosa' "$T/hng.out")')"
     for r in "--ranks=$G" "--ranks=$(( G / 2 ))x2"; do
-      (cd "$T" && $MPIRUN -np "$G" "$T/dm" $DB $r --save=f=dg.f >/dev/null 2>&1 </dev/null)
+      (cd "$T" && STN_MPI_NCCL=1 $MPIRUN -np "$G" "$T/dm" $DB $r --save=f=dg.f >/dev/null 2>&1 </dev/null)
       same "diffusion3d f, $r, NCCL, $G GPUs" "$T/d1.f" "$T/dg.f"
     done
     for r in "--ranks=$G" "--ranks=1x$G"; do
-      (cd "$T" && $MPIRUN -np "$G" "$T/lm" $LBB $r --save=ux=lg.ux >/dev/null 2>&1 </dev/null)
+      (cd "$T" && STN_MPI_NCCL=1 $MPIRUN -np "$G" "$T/lm" $LBB $r --save=ux=lg.ux >/dev/null 2>&1 </dev/null)
       same "lbm_d2q9 ux, $r, NCCL, $G GPUs" "$T/l1.ux" "$T/lg.ux"
     done
   done

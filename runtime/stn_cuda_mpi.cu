@@ -33,13 +33,17 @@ static void mpi_check(int err, const char *what)
 }
 
 /* ---- NCCL, loaded at run time --------------------------------------------------
- * Where every rank has a GPU of its own, halos go GPU to GPU with NCCL's
- * point-to-point calls (NVLink or PCIe peer copies within a node, its
- * network transports beyond), enqueued on the exchange stream between the
- * packing and the unpacking kernels: the host never waits for a message.
- * libnccl.so.2 is opened at run time (STN_NCCL_LIBRARY names it; else the
- * loader's search path), so that programs build and run without it. Only
- * the calls below are used; their ABI has not changed since NCCL 2.7. */
+ * With STN_MPI_NCCL=1, where every rank has a GPU of its own, halos go GPU
+ * to GPU with NCCL's point-to-point calls (NVLink or PCIe peer copies
+ * within a node, its network transports beyond), enqueued on the exchange
+ * stream between the packing and the unpacking kernels. Not the default:
+ * on 2 and 4 H200s (NCCL 2.28.3, P2P/CUMEM over NVLink) the host blocked
+ * about 4 ms per exchange inside NCCL's calls, so the host could no longer
+ * run ahead of the GPU, and Himeno XL on 2 GPUs ran 2.2x slower than
+ * staged (docs/benchmarks.md, 2026-11-27). libnccl.so.2 is opened at run
+ * time (STN_NCCL_LIBRARY names it; else the loader's search path), so that
+ * programs build and run without it. Only the calls below are used; their
+ * ABI has not changed since NCCL 2.7. */
 typedef struct ncclComm *ncclComm_t;
 typedef struct { char internal[128]; } ncclUniqueId;
 typedef int nccl_result;          /* ncclResult_t: 0 is ncclSuccess */
@@ -91,22 +95,26 @@ static const char *nccl_load(void)
   return NULL;
 }
 
-/* Collective: whether the halos go through NCCL. STN_MPI_STAGED=1 or
- * STN_MPI_NCCL=0 says no; STN_MPI_NCCL=1 insists (an error if it cannot);
- * otherwise yes where every rank has a GPU of its own (NCCL refuses two
- * ranks on one GPU) and the library loads on every rank. */
+/* Collective: whether the halos stay on the device. One rank: yes (its
+ * messages are to itself, copies on its GPU) unless STN_MPI_STAGED=1.
+ * Several: only with STN_MPI_NCCL=1, which insists (an error if NCCL
+ * cannot: ranks sharing a GPU, which it refuses, or no library). */
 static const char *transport_note; /* why not NCCL, for the profile */
 static int device_path;            /* halos GPU to GPU: NCCL, and copies for a rank's messages to itself */
-static int nccl_start(int own_gpu)
+static int device_start(int own_gpu)
 {
   const char *staged = getenv("STN_MPI_STAGED"), *want = getenv("STN_MPI_NCCL");
   const int forced = want && strcmp(want, "1") == 0;
-  if ((staged && *staged && strcmp(staged, "0") != 0) || (want && strcmp(want, "0") == 0)) {
-    transport_note = "STN_MPI_STAGED=1 or STN_MPI_NCCL=0";
-    return 0;
-  }
   int size = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (staged && *staged && strcmp(staged, "0") != 0) {
+    transport_note = "STN_MPI_STAGED=1";
+    return 0;
+  }
+  if (size > 1 && !forced) {
+    transport_note = "STN_MPI_NCCL=1 asks for it";
+    return 0;
+  }
   const char *why = !own_gpu ? "ranks share a GPU, which NCCL does not allow" : size > 1 ? nccl_load() : NULL;
   int ok = why == NULL, all = 0;
   mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL on every rank?)");
@@ -159,7 +167,7 @@ void stn_cuda_mpi_init(stn_program *p)
   stn_cuda_init(p);
   stn_fatal_collective = collective;
   stn_mpi_host_copy = host_points;
-  device_path = nccl_start(nlocal <= n);
+  device_path = device_start(nlocal <= n);
 }
 
 /* ---- halo exchange on the device ---------------------------------------------
@@ -745,5 +753,5 @@ void stn_cuda_mpi_finish(stn_program *p)
   else if (said)
     fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages %s%s%s\n",
             aware ? "from device memory (CUDA-aware MPI)" : "staged through pinned host memory",
-            transport_note ? "; not NCCL: " : "", transport_note ? transport_note : "");
+            transport_note ? "; NCCL: " : "", transport_note ? transport_note : "");
 }
