@@ -26,6 +26,8 @@
 #          OUT=dir    where logs go
 #          OVERLAP_SIZE=L  the overlap part on Himeno L instead of M
 #          SCALE_GPUS="2 4"  the GPU counts to scale to (default 2 4 8, up to the machine's)
+#          SCALE_ROWS=a,b  only these rows of scale: himeno, weak, diffusion, lbm, profile
+#          SCALE_TIMES=0   scale's bit-for-bit checks only; SCALE_CHECKS=0 its timings only
 #          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
 #          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
 #
@@ -52,6 +54,15 @@ command -v mpicc >/dev/null || { echo "mpi.sh: no mpicc here"; exit 2; }
 if [ ! -x build/stencilc ]; then
   make all tools >"$LOG/make.log" 2>&1 || { tail -20 "$LOG/make.log"; echo "mpi.sh: make failed"; exit 2; }
 fi
+# A carried stencilc links --mpi programs with the library directories of
+# the machine it was built on (the parallel HDF5's, where it had one)
+for d in $(build/stencilc --mpi --print-libs | tr ' ' '\n' | sed -n 's/^-L//p'); do
+  [ -d "$d" ] && continue
+  echo "mpi.sh: build/stencilc links --mpi programs with -L$d, which this machine lacks; build it for"
+  echo "  this machine, or without the parallel HDF5 (make B=build/dev HDF5_MPI_LIBS= HDF5_MPI_CFLAGS= build/dev/stencilc,"
+  echo "  then copy build/dev/stencilc over build/stencilc here)"
+  exit 2
+done
 mkdir -p build/runtime
 mpicc -O2 -g -fopenmp -Iruntime -c -o build/runtime/stn_mpi.o runtime/stn_mpi.c &&
   ar rcs build/libstn_mpi.a build/runtime/stn_mpi.o || { echo "mpi.sh: libstn_mpi.a failed"; exit 2; }
@@ -359,10 +370,11 @@ if want scale && [ "$ngpu" -ge 2 ]; then
   L="--NI=257 --NJ=257 --NK=513 --ITERS=400" XL="--NI=513 --NJ=513 --NK=1025 --ITERS=100"
   D="--N=1024 --STEPS=50" LB="--NY=16384 --NX=16384 --STEPS=100"
   declare -A one
+  rw() { [ -z "${SCALE_ROWS:-}" ] || [[ ",$SCALE_ROWS," == *",$1,"* ]]; }
   if [ "${SCALE_TIMES:-1}" = 1 ]; then
-    for sz in L XL; do one[h$sz]=$(run_best 1 "$T/hm" ${!sz}); done
-    one[d]=$(run_best 1 "$T/dm" $D)
-    one[l]=$(run_best 1 "$T/lm" $LB)
+    for sz in L XL; do rw himeno || rw weak || rw profile && one[h$sz]=$(run_best 1 "$T/hm" ${!sz}); done
+    rw diffusion && one[d]=$(run_best 1 "$T/dm" $D)
+    rw lbm && one[l]=$(run_best 1 "$T/lm" $LB)
     # the same programs without --mpi, for reference (the single process's defaults)
     say "  without --mpi (one process, the default build): Himeno L $(run_best 1 "$T/hs" $L | tr '|' ' '), XL $(run_best 1 "$T/hs" $XL | tr '|' ' '),"
     say "    diffusion3d $(run_best 1 "$T/ds" $D | tr '|' ' '), lbm $(run_best 1 "$T/ls" $LB | tr '|' ' ')"
@@ -372,6 +384,7 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     say ""
     say "  on $G GPUs (slabs: --ranks=$G):"
     for sz in L XL; do
+      rw himeno || continue
       a=${!sz}
       row "Himeno $sz strong, overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hm" $a --ranks=$G)"
       row "Himeno $sz strong, -fno-overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
@@ -382,19 +395,27 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     done
     W="--NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=400 --ranks=$G"
     for v in NCCL staged; do
+      rw weak || continue
       nc=1; [ $v = staged ] && nc=0
       wk=$(STN_MPI_NCCL=$nc run_best "$G" "$T/hm" $W)
       say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
         "${one[hL]%%|*}" "$G" $((256 * G + 1)) "${wk%%|*}" "${wk#*|}" "$(awk -v a="${one[hL]%%|*}" -v b="${wk%%|*}" 'BEGIN { print 100 * a / b }')")"
     done
+    rw diffusion &&
     row "diffusion3d 1024^3 strong, overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dm" $D --ranks=$G)"
+    rw diffusion &&
     row "diffusion3d 1024^3 strong, -fno-overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dmno" $D --ranks=$G)"
+    rw diffusion &&
     row "diffusion3d 1024^3 strong, overlap, staged" "$G" "${one[d]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/dm" $D --ranks=$G)"
+    rw lbm &&
     row "lbm_d2q9 16384^2 strong, overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
+    rw lbm &&
     row "lbm_d2q9 16384^2 strong, -fno-overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lmno" $LB --ranks=$G)"
+    rw lbm &&
     row "lbm_d2q9 16384^2 strong, overlap, staged" "$G" "${one[l]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
     # where the time goes: --profile's exchange table (rank 0's kernels)
     for v in NCCL staged; do
+      rw profile || continue
       nc=1; [ $v = staged ] && nc=0
       (cd "$T" && STN_MPI_NCCL=$nc $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
       say "  --profile, Himeno XL, $v:"
@@ -407,16 +428,17 @@ if want scale && [ "$ngpu" -ge 2 ]; then
   # (decompositions with edges, a periodic dimension split so that both
   # neighbours are one rank), --tb=4 across ranks, staged and NCCL; and
   # the residual printed to the last digit with --deterministic-reductions
-  say ""
-  say "  results on several GPUs against 1 GPU, bit for bit:"
+  [ "${SCALE_CHECKS:-1}" = 1 ] || GPUCHECK=skip
+  [ "${GPUCHECK:-}" = skip ] || say ""
+  [ "${GPUCHECK:-}" = skip ] || say "  results on several GPUs against 1 GPU, bit for bit:"
   HB="--NI=257 --NJ=257 --NK=513 --ITERS=50" DB="--N=256 --STEPS=20" LBB="--NY=1024 --NX=1024 --STEPS=200"
-  (cd "$T" && $MPIRUN -np 1 "$T/hm" $HB --save=p=h1.p >/dev/null 2>&1 </dev/null &&
+  [ "${GPUCHECK:-}" = skip ] || (cd "$T" && $MPIRUN -np 1 "$T/hm" $HB --save=p=h1.p >/dev/null 2>&1 </dev/null &&
      $MPIRUN -np 1 "$T/hdet" $HB --save=p=hd1.p >"$T/hd1.out" 2>&1 </dev/null &&
      $MPIRUN -np 1 "$T/hm" $HB --save=p=hn1.p >"$T/hn1.out" 2>&1 </dev/null &&
      $MPIRUN -np 1 "$T/dm" $DB --save=f=d1.f >/dev/null 2>&1 </dev/null &&
      $MPIRUN -np 1 "$T/lm" $LBB --save=ux=l1.ux >/dev/null 2>&1 </dev/null) || { say "  1-GPU reference runs FAILED"; fail=1; }
   for G in ${SCALE_GPUS:-2 4 8}; do
-    [ "$G" -le "$ngpu" ] || continue
+    [ "$G" -le "$ngpu" ] && [ "${GPUCHECK:-}" != skip ] || continue
     for run in "hm:--ranks=$G:NCCL" "hm:--ranks=$G:staged" "hmtb:--ranks=$G:NCCL" "hm:--ranks=$(( G / 2 ))x2:NCCL"; do
       IFS=: read -r b r v <<<"$run"
       nc=1; [ "$v" = staged ] && nc=0
