@@ -401,18 +401,16 @@ if want scale && [ "$ngpu" -ge 2 ]; then
       say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
         "${one[hL]%%|*}" "$G" $((256 * G + 1)) "${wk%%|*}" "${wk#*|}" "$(awk -v a="${one[hL]%%|*}" -v b="${wk%%|*}" 'BEGIN { print 100 * a / b }')")"
     done
-    rw diffusion &&
-    row "diffusion3d 1024^3 strong, overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dm" $D --ranks=$G)"
-    rw diffusion &&
-    row "diffusion3d 1024^3 strong, -fno-overlap, NCCL" "$G" "${one[d]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/dmno" $D --ranks=$G)"
-    rw diffusion &&
-    row "diffusion3d 1024^3 strong, overlap, staged" "$G" "${one[d]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/dm" $D --ranks=$G)"
-    rw lbm &&
-    row "lbm_d2q9 16384^2 strong, overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
-    rw lbm &&
-    row "lbm_d2q9 16384^2 strong, -fno-overlap, NCCL" "$G" "${one[l]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/lmno" $LB --ranks=$G)"
-    rw lbm &&
-    row "lbm_d2q9 16384^2 strong, overlap, staged" "$G" "${one[l]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/lm" $LB --ranks=$G)"
+    for prog in "diffusion|diffusion3d 1024^3|d|dm|dmno|$D" "lbm|lbm_d2q9 16384^2|l|lm|lmno|$LB"; do
+      IFS='|' read -r key name base ov no args <<<"$prog"
+      rw "$key" || continue
+      # shellcheck disable=SC2086
+      row "$name strong, overlap, NCCL" "$G" "${one[$base]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/$ov" $args --ranks=$G)"
+      # shellcheck disable=SC2086
+      row "$name strong, -fno-overlap, NCCL" "$G" "${one[$base]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/$no" $args --ranks=$G)"
+      # shellcheck disable=SC2086
+      row "$name strong, overlap, staged" "$G" "${one[$base]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/$ov" $args --ranks=$G)"
+    done
     # where the time goes: --profile's exchange table (rank 0's kernels)
     for v in NCCL staged; do
       rw profile || continue
