@@ -66,7 +66,7 @@ static struct {
 static void nccl_check(nccl_result r, const char *what)
 {
   if (r != 0)
-    stn_fatal("NCCL: %s failed: %s (STN_MPI_NCCL=0 sends the halos through MPI instead)", what,
+    stn_fatal("NCCL: %s failed: %s (without STN_MPI_NCCL=1 the halos go through MPI)", what,
               nccl.error_string ? nccl.error_string(r) : "unknown error");
 }
 
