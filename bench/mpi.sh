@@ -340,7 +340,7 @@ fi
 # of every rank count are compared with it bit for bit.
 if want scale && [ "$ngpu" -ge 2 ]; then
   say ""
-  say "scaling: one rank per GPU, against 1 GPU of this machine in the same run; the program's timer, best of 2; NCCL: ${STN_NCCL_LIBRARY:-not found}"
+  say "scaling: one rank per GPU, against 1 GPU of this machine in the same run; the program's timer, best of 2; NCCL (STN_MPI_NCCL=1 rows): ${STN_NCCL_LIBRARY:-libnccl.so.2 from the loader path}"
   for b in hm hmno hmtb hdet dm dmno lm lmno hs ds ls; do built $b || exit 1; done
   rate() { # the program's rate line, as GFLOPS (Himeno, diffusion3d) or GLUPS (lbm)
     awk '/^MFLOPS measured :/ { printf "%.1f GFLOPS", $NF / 1e3 } /^GFLOPS :/ { printf "%.1f GFLOPS", $NF }
