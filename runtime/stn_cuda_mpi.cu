@@ -216,7 +216,6 @@ __global__ static void xcopy_kernel(xboxes boxes, char *buf, int pack)
 
 static struct {
   int ready, aware, used;
-  int device;                 /* GPU to GPU (device_path): NCCL, and copies for messages to itself */
   int timing;                 /* --profile on the device path: the events below are timed */
   stn_mpi_xch *timed;         /* the exchange whose events are still to be read (device path) */
   cudaEvent_t posted;         /* exchange stream, device path: the exchange starts */
@@ -261,11 +260,10 @@ static void setup(void)
   /* its own stream, so that packing runs beside the interior's launch;
    * the highest priority, so that it is not queued behind its blocks */
   STN_CUDA_CHECK(cudaStreamCreateWithPriority(&ex.stream, cudaStreamNonBlocking, greatest));
-  ex.device = device_path;
-  ex.aware = !ex.device && cuda_aware();
+  ex.aware = !device_path && cuda_aware();
   /* on the device path the host never waits for a message: --profile
    * reads the exchange's times off timed events instead */
-  ex.timing = ex.device && stn_profiling;
+  ex.timing = device_path && stn_profiling;
   const unsigned timed = ex.timing ? cudaEventDefault : cudaEventDisableTiming;
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.written, cudaEventDisableTiming));
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.packed, cudaEventDisableTiming));
@@ -489,7 +487,7 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   read_timing();
   /* the last exchange's unpacking reads the receive buffers these messages
    * fill (on the device path the exchange stream keeps them in order) */
-  if (ex.unpack_pending && !ex.device) {
+  if (ex.unpack_pending) {
     STN_CUDA_CHECK(cudaEventSynchronize(ex.unpacked));
     ex.unpack_pending = 0;
   }
@@ -499,24 +497,12 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   ex.rtotal = plan(x, 0, ex.roff, ex.rbytes);
   grow(&ex.dsend, &ex.dsend_cap, ex.stotal, 0, "send");
   grow(&ex.drecv, &ex.drecv_cap, ex.rtotal, 0, "receive");
-  if (!ex.aware && !ex.device) {
+  if (!ex.aware && !device_path) {
     grow(&ex.hsend, &ex.hsend_cap, ex.stotal, 1, "send");
     grow(&ex.hrecv, &ex.hrecv_cap, ex.rtotal, 1, "receive");
   }
-  if (ex.device) {
-    STN_CUDA_CHECK(cudaEventRecord(ex.written, 0));
-    STN_CUDA_CHECK(cudaStreamWaitEvent(ex.stream, ex.written, 0));
-    STN_CUDA_CHECK(cudaEventRecord(ex.posted, ex.stream));
-    if (ex.stotal)
-      copy_boxes(ex.box, ex.nsend, ex.dsend, 1);
-    STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
-    device_messages(ndirs);
-    if (ex.rtotal)
-      copy_boxes(ex.box + ex.nsend, ex.nbox - ex.nsend, ex.drecv, 0);
-    STN_CUDA_CHECK(cudaEventRecord(ex.unpacked, ex.stream));
-  }
   char *rbuf = ex.aware ? ex.drecv : ex.hrecv;
-  for (int e = 0; e < ndirs && !ex.device; e++)
+  for (int e = 0; e < ndirs && !device_path; e++)
     if (ex.rbytes[e]) {
       int dir[STN_MAX_RANK], back[STN_MAX_RANK];
       dir_of(rank, e, dir);
@@ -527,17 +513,26 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
                           &x->req[x->nreq++]), "MPI_Irecv (halo exchange)");
     }
   /* packed after the launches that wrote the fields, beside the interior's */
-  if (ex.stotal && !ex.device) {
+  if (ex.stotal || device_path) {
     STN_CUDA_CHECK(cudaEventRecord(ex.written, 0));
     STN_CUDA_CHECK(cudaStreamWaitEvent(ex.stream, ex.written, 0));
+  }
+  if (device_path)
+    STN_CUDA_CHECK(cudaEventRecord(ex.posted, ex.stream));
+  if (ex.stotal) {
     copy_boxes(ex.box, ex.nsend, ex.dsend, 1);
-    if (!ex.aware) {
+    if (!ex.aware && !device_path) {
       STN_CUDA_CHECK(cudaMemcpyAsync(ex.hsend, ex.dsend, ex.stotal, cudaMemcpyDeviceToHost, ex.stream));
       stn_prof_transfer(0, (double)ex.stotal);
     }
   }
-  if (!ex.device)
-    STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+  STN_CUDA_CHECK(cudaEventRecord(ex.packed, ex.stream));
+  if (device_path) { /* the messages and the unpacking follow on the stream */
+    device_messages(ndirs);
+    if (ex.rtotal)
+      copy_boxes(ex.box + ex.nsend, ex.nbox - ex.nsend, ex.drecv, 0);
+    STN_CUDA_CHECK(cudaEventRecord(ex.unpacked, ex.stream));
+  }
   /* --tb across ranks: a field this kernel writes may travel (the first
    * time, or when it reads it too); its old points must be packed before
    * the interior overwrites them */
@@ -563,7 +558,7 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
   const int rank = x->g->rank, ndirs = rank == 1 ? 3 : rank == 2 ? 9 : 27;
   const double t0 = stn_time();
   STN_CUDA_CHECK(cudaEventRecord(ex.computing, 0));
-  if (ex.device) { /* all enqueued by stn_cuda_mpi_begin: the shell waits on the device */
+  if (device_path) { /* all enqueued by stn_cuda_mpi_begin: the shell waits on the device */
     STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
     stn_mpi_exchanged(x);
     for (int i = 0; i < x->nfields; i++)
@@ -721,7 +716,7 @@ void stn_cuda_mpi_finish(stn_program *p)
         stn_mpi_field_write(p->fields[i], path);
   stn_save_clear();
   const int said = stn_profiling && ex.used && stn_mpi_rank() == 0;
-  const int aware = ex.aware, device = ex.device;
+  const int aware = ex.aware;
   if (ex.ready) {
     read_timing();
     STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
@@ -746,7 +741,7 @@ void stn_cuda_mpi_finish(stn_program *p)
   }
   stn_cuda_release(p);
   stn_mpi_finish(p); /* the profile on rank 0, the exchanges' table, MPI_Finalize */
-  if (said && device)
+  if (said && device_path)
     fprintf(stderr, "halo exchanges on the GPU: packed and unpacked by kernels; messages GPU to GPU on the "
                     "exchange stream (%s; wait is how long the halos arrived after the interior, on the device)\n",
             nccl.version ? "NCCL" : "copies: one rank");
