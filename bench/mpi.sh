@@ -26,7 +26,7 @@
 #          OUT=dir    where logs go
 #          OVERLAP_SIZE=L  the overlap part on Himeno L instead of M
 #          SCALE_GPUS="2 4"  the GPU counts to scale to (default 2 4 8, up to the machine's)
-#          SCALE_ROWS=a,b  only these rows of scale: himeno, weak, diffusion, lbm, profile
+#          SCALE_ROWS=a,b  only these rows of scale: himeno, weak, diffusion, lbm, profile, memcheck
 #          SCALE_TIMES=0   scale's bit-for-bit checks only; SCALE_CHECKS=0 its timings only
 #          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
 #          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
@@ -189,7 +189,7 @@ if want verify; then
       rc=$?
       errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san.out")
       say "  $ex memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
-      [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san.out" >>"$LOG/mpi.log"; }
+      [ $rc = 0 ] || { fail=1; cp "$T/$ex.san.out" "$LOG/"; grep -m12 -E '^========= +(Invalid|Program hit|Error|Address|Saved host|at )' "$T/$ex.san.out" >>"$LOG/mpi.log"; }
       case $ex in himeno|diffusion3d)
         # shellcheck disable=SC2086
         (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$ex.tb4" $sargs \
@@ -197,7 +197,7 @@ if want verify; then
         rc=$?
         errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san4.out")
         say "  $ex --tb=4 memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
-        [ $rc = 0 ] || { fail=1; tail -20 "$T/$ex.san4.out" >>"$LOG/mpi.log"; } ;;
+        [ $rc = 0 ] || { fail=1; cp "$T/$ex.san4.out" "$LOG/"; grep -m12 -E '^========= +(Invalid|Program hit|Error|Address|Saved host|at )' "$T/$ex.san4.out" >>"$LOG/mpi.log"; } ;;
       esac
     fi
   done 3< <(cases)
@@ -411,6 +411,18 @@ if want scale && [ "$ngpu" -ge 2 ]; then
       # shellcheck disable=SC2086
       row "$name strong, overlap, staged" "$G" "${one[$base]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/$ov" $args --ranks=$G)"
     done
+    # the NCCL path under compute-sanitizer (memcheck), one GPU per rank
+    if rw memcheck && command -v compute-sanitizer >/dev/null; then
+      for run in "hm:--NI=65 --NJ=65 --NK=129 --ITERS=10" "dm:--N=64 --STEPS=10"; do
+        b=${run%%:*}
+        # shellcheck disable=SC2086
+        (cd "$T" && STN_MPI_NCCL=1 $MPIRUN -np "$G" compute-sanitizer --tool memcheck --error-exitcode=9 "$T/$b" \
+           ${run#*:} --ranks=$G >"$T/$b.nsan.$G.out" 2>&1 </dev/null)
+        rc=$?
+        say "  memcheck, $b on $G GPUs, NCCL: rc $rc, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$b.nsan.$G.out")"
+        [ $rc = 0 ] || { fail=1; cp "$T/$b.nsan.$G.out" "$LOG/"; }
+      done
+    fi
     # where the time goes: --profile's exchange table (rank 0's kernels)
     for v in NCCL staged; do
       rw profile || continue

@@ -140,6 +140,8 @@ static int device_start(int own_gpu)
 
 /* ---- one GPU per rank ------------------------------------------------------ */
 
+static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs);
+
 /* stn_mpi_host_copy: a device field's points for the gather. */
 static void host_points(const stn_field *f, void *dense) { stn_cuda_field_get(f, dense); }
 
@@ -168,6 +170,8 @@ void stn_cuda_mpi_init(stn_program *p)
   stn_fatal_collective = collective;
   stn_mpi_host_copy = host_points;
   device_path = device_start(nlocal <= n);
+  if (nccl.comm)
+    stn_mpi_grid_hook = nccl_connect;
 }
 
 /* ---- halo exchange on the device ---------------------------------------------
@@ -412,23 +416,60 @@ static void read_timing(void)
   ex.timed = NULL;
 }
 
-/* The neighbours as ranks of MPI_COMM_WORLD, which NCCL's communicator
- * spans (each grid's Cartesian communicator numbers them its own way). */
+/* nbr[0..n), ranks of cart, as ranks of MPI_COMM_WORLD, which NCCL's
+ * communicator spans (each grid's Cartesian communicator numbers them its
+ * own way); MPI_PROC_NULL stays. */
+static void to_world(MPI_Comm cart, const int *nbr, int n, int *peer)
+{
+  MPI_Group cg, wg;
+  mpi_check(MPI_Comm_group(cart, &cg), "MPI_Comm_group");
+  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &wg), "MPI_Comm_group");
+  for (int e = 0; e < n; e++) {
+    peer[e] = MPI_PROC_NULL;
+    if (nbr[e] != MPI_PROC_NULL)
+      mpi_check(MPI_Group_translate_ranks(cg, 1, &nbr[e], wg, &peer[e]), "MPI_Group_translate_ranks");
+  }
+  MPI_Group_free(&cg);
+  MPI_Group_free(&wg);
+}
+
 static void world_peers(void)
 {
   if (ex.peers_of == ex.cart)
     return;
-  MPI_Group cg, wg;
-  mpi_check(MPI_Comm_group(ex.cart, &cg), "MPI_Comm_group");
-  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &wg), "MPI_Comm_group");
-  for (int e = 0; e < STN_MPI_DIRS; e++) {
-    ex.peer[e] = MPI_PROC_NULL;
-    if (ex.nbr[e] != MPI_PROC_NULL)
-      mpi_check(MPI_Group_translate_ranks(cg, 1, &ex.nbr[e], wg, &ex.peer[e]), "MPI_Group_translate_ranks");
-  }
-  MPI_Group_free(&cg);
-  MPI_Group_free(&wg);
+  to_world(ex.cart, ex.nbr, STN_MPI_DIRS, ex.peer);
   ex.peers_of = ex.cart;
+}
+
+/* stn_mpi_grid_hook on the NCCL path. NCCL connects to a peer at the
+ * first message between them, which took 0.2 s with one neighbour and
+ * 0.5 s with two (NCCL 2.28, P2P/CUMEM over NVLink, 2 and 4 H200s;
+ * docs/benchmarks.md, 2026-11-27) and fell in the time loop's first step.
+ * One byte each way to every neighbour of the grid, as it is set up,
+ * makes those connections before the time loop (NCCL connects all of a
+ * peer's channels at once, whatever the message's size). */
+static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs)
+{
+  setup();
+  int peer[STN_MPI_DIRS], distinct[STN_MPI_DIRS], n = 0;
+  to_world(cart, nbr, ndirs, peer);
+  for (int e = 0; e < ndirs; e++) {
+    int seen = peer[e] == MPI_PROC_NULL || peer[e] == ex.me;
+    for (int i = 0; i < n && !seen; i++)
+      seen = distinct[i] == peer[e];
+    if (!seen)
+      distinct[n++] = peer[e];
+  }
+  if (!n)
+    return;
+  char *bytes = grow(&ex.drecv, &ex.drecv_cap, (size_t)n + 1, 0, "receive");
+  nccl_check(nccl.group_start(), "ncclGroupStart");
+  for (int i = 0; i < n; i++)
+    nccl_check(nccl.send(bytes, 1, NCCL_INT8, distinct[i], nccl.comm, ex.stream), "ncclSend (connecting)");
+  for (int i = 0; i < n; i++)
+    nccl_check(nccl.recv(bytes + 1 + i, 1, NCCL_INT8, distinct[i], nccl.comm, ex.stream), "ncclRecv (connecting)");
+  nccl_check(nccl.group_end(), "ncclGroupEnd");
+  STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
 }
 
 /* The device path: the messages on the exchange stream after the packing,

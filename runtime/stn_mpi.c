@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 void (*stn_mpi_host_copy)(const stn_field *f, void *dense);
+void (*stn_mpi_grid_hook)(MPI_Comm cart, const int *nbr, int ndirs);
 
 static int world_rank, world_size;
 static int forced_dims[STN_MAX_RANK], nforced;   /* --ranks=PxQxR */
@@ -251,6 +252,8 @@ void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, c
     else
       mpi_check(MPI_Cart_rank(dc->cart, c, &dc->nbr[e]), "MPI_Cart_rank");
   }
+  if (stn_mpi_grid_hook)
+    stn_mpi_grid_hook(dc->cart, dc->nbr, ndirs);
 }
 
 void stn_mpi_local_box(const stn_grid *g, long *lo, long *hi)

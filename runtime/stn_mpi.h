@@ -169,6 +169,11 @@ void stn_mpi_finish(stn_program *p);
 /* CUDA (stn_cuda_mpi.cu): the field's points are on the device; the
  * gather asks this hook for a host copy (NULL: the host memory is current). */
 extern void (*stn_mpi_host_copy)(const stn_field *f, void *dense);
+/* CUDA: called (collectively) at the end of stn_mpi_grid_init with the
+ * grid's Cartesian communicator and its neighbours (nbr[e] for each
+ * direction e, MPI_PROC_NULL where none), so that the halo transport can
+ * connect to them before the time loop. */
+extern void (*stn_mpi_grid_hook)(MPI_Comm cart, const int *nbr, int ndirs);
 
 #ifdef __cplusplus
 }
