@@ -33,17 +33,16 @@ static void mpi_check(int err, const char *what)
 }
 
 /* ---- NCCL, loaded at run time --------------------------------------------------
- * With STN_MPI_NCCL=1, where every rank has a GPU of its own, halos go GPU
- * to GPU with NCCL's point-to-point calls (NVLink or PCIe peer copies
+ * Where every rank has a GPU of its own and libnccl.so.2 loads, halos go
+ * GPU to GPU with NCCL's point-to-point calls (NVLink or PCIe peer copies
  * within a node, its network transports beyond), enqueued on the exchange
- * stream between the packing and the unpacking kernels. Not the default:
- * on 2 and 4 H200s (NCCL 2.28.3, P2P/CUMEM over NVLink) the host blocked
- * about 4 ms per exchange inside NCCL's calls, so the host could no longer
- * run ahead of the GPU, and Himeno XL on 2 GPUs ran 2.2x slower than
- * staged (docs/benchmarks.md, 2026-11-27). libnccl.so.2 is opened at run
- * time (STN_NCCL_LIBRARY names it; else the loader's search path), so that
- * programs build and run without it. Only the calls below are used; their
- * ABI has not changed since NCCL 2.7. */
+ * stream between the packing and the unpacking kernels. The default
+ * there: on 4 H200s Himeno XL scaled at 95% against 70% staged, L at 82%
+ * against 28% (docs/benchmarks.md, 2026-11-27 04:29). STN_MPI_NCCL=0
+ * declines it, =1 insists (an error where it cannot). libnccl.so.2 is
+ * opened at run time (STN_NCCL_LIBRARY names it; else the loader's search
+ * path), so that programs build and run without it. Only the calls below
+ * are used; their ABI has not changed since NCCL 2.7. */
 typedef struct ncclComm *ncclComm_t;
 typedef struct { char internal[128]; } ncclUniqueId;
 typedef int nccl_result;          /* ncclResult_t: 0 is ncclSuccess */
@@ -66,7 +65,7 @@ static struct {
 static void nccl_check(nccl_result r, const char *what)
 {
   if (r != 0)
-    stn_fatal("NCCL: %s failed: %s (without STN_MPI_NCCL=1 the halos go through MPI)", what,
+    stn_fatal("NCCL: %s failed: %s (STN_MPI_NCCL=0 sends the halos through MPI instead)", what,
               nccl.error_string ? nccl.error_string(r) : "unknown error");
 }
 
@@ -97,25 +96,29 @@ static const char *nccl_load(void)
 
 /* Collective: whether the halos stay on the device. One rank: yes (its
  * messages are to itself, copies on its GPU) unless STN_MPI_STAGED=1.
- * Several: only with STN_MPI_NCCL=1, which insists (an error if NCCL
- * cannot: ranks sharing a GPU, which it refuses, or no library). */
+ * Several: through NCCL where every rank has a GPU of its own and can
+ * load it, unless STN_MPI_NCCL=0 or STN_MPI_STAGED=1; STN_MPI_NCCL=1
+ * insists (an error if NCCL cannot: ranks sharing a GPU, which it
+ * refuses, or no library). */
 static const char *transport_note; /* why not NCCL, for the profile */
 static int device_path;            /* halos GPU to GPU: NCCL, and copies for a rank's messages to itself */
 static int device_start(int own_gpu)
 {
   const char *staged = getenv("STN_MPI_STAGED"), *want = getenv("STN_MPI_NCCL");
   const int forced = want && strcmp(want, "1") == 0;
-  int size = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (staged && *staged && strcmp(staged, "0") != 0) {
     transport_note = "STN_MPI_STAGED=1";
     return 0;
   }
-  if (size > 1 && !forced) {
-    transport_note = "STN_MPI_NCCL=1 asks for it";
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size == 1) /* its messages are to itself: copies on the device */
+    return 1;
+  if (want && strcmp(want, "0") == 0) {
+    transport_note = "STN_MPI_NCCL=0";
     return 0;
   }
-  const char *why = !own_gpu ? "ranks share a GPU, which NCCL does not allow" : size > 1 ? nccl_load() : NULL;
+  const char *why = !own_gpu ? "ranks share a GPU, which NCCL does not allow" : nccl_load();
   int ok = why == NULL, all = 0;
   mpi_check(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce (NCCL on every rank?)");
   if (!all) {
@@ -127,8 +130,6 @@ static int device_start(int own_gpu)
   }
   int me = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  if (size == 1) /* its messages are to itself: copies on the device */
-    return 1;
   ncclUniqueId id;
   memset(&id, 0, sizeof id);
   if (me == 0)
@@ -462,12 +463,17 @@ static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs)
   }
   if (!n)
     return;
-  char *bytes = grow(&ex.drecv, &ex.drecv_cap, (size_t)n + 1, 0, "receive");
+  /* 16-byte slots: NCCL's copy reads whole words (compute-sanitizer
+   * flagged a 4-byte read of a 2-byte buffer) */
+  enum { SLOT = 16 };
+  char *bytes = grow(&ex.drecv, &ex.drecv_cap, SLOT * ((size_t)n + 1), 0, "receive");
+  STN_CUDA_CHECK(cudaMemsetAsync(bytes, 0, SLOT, ex.stream));
   nccl_check(nccl.group_start(), "ncclGroupStart");
   for (int i = 0; i < n; i++)
     nccl_check(nccl.send(bytes, 1, NCCL_INT8, distinct[i], nccl.comm, ex.stream), "ncclSend (connecting)");
   for (int i = 0; i < n; i++)
-    nccl_check(nccl.recv(bytes + 1 + i, 1, NCCL_INT8, distinct[i], nccl.comm, ex.stream), "ncclRecv (connecting)");
+    nccl_check(nccl.recv(bytes + SLOT * (1 + i), 1, NCCL_INT8, distinct[i], nccl.comm, ex.stream),
+               "ncclRecv (connecting)");
   nccl_check(nccl.group_end(), "ncclGroupEnd");
   STN_CUDA_CHECK(cudaStreamSynchronize(ex.stream));
 }

@@ -292,8 +292,9 @@ static void mpi_text(FILE *f, const IrProgram *p, const IrKernel *k)
             total / (p->link_bw * 1e3), p->link_bw);
   }
   if (k->xch.len) /* the run-time choice of runtime/stn_cuda_mpi.cu */
-    fprintf(f, "    on the GPU:  halos packed and unpacked by kernels; messages staged through pinned host memory, or "
-               "device to device where MPI is CUDA-aware at run time; GPU to GPU through NCCL with STN_MPI_NCCL=1\n");
+    fprintf(f, "    on the GPU:  halos packed and unpacked by kernels; messages GPU to GPU through NCCL where each rank has "
+               "a GPU of its own and NCCL loads at run time, else device to device where MPI is CUDA-aware, else "
+               "staged through pinned host memory\n");
   fprintf(f, "    overlap:     %s: %s\n", k->overlap && k->xch.len ? "yes" : "no", k->overlap_why);
 }
 
