@@ -7,6 +7,7 @@ For a grid of N0 x N1 x N2 points split as MPI_Dims_create splits it over
 P ranks, one step on a rank takes
 
     t(P) = t1 / P                       its share of the one-GPU step
+         + step overhead                (launching the step in parts)
          + pack + unpack                (kernels; scale with the halo bytes)
          + max(0, x(P) - interior(P))   the exchange not hidden (overlap), or
            x(P)                         all of it (-fno-overlap)
@@ -14,7 +15,9 @@ P ranks, one step on a rank takes
     x(P) = bytes(P) / bandwidth + latency + messages(P) * overhead
 
 (the messages of an exchange are posted together, so their latencies
-overlap; each still costs a software overhead)
+overlap; each still costs a software overhead; with --parallel-links,
+GPUs joined pairwise by NVLink, bytes(P) is the largest message, since
+the neighbours' messages travel side by side)
 
 with bytes(P) what the largest part sends per step (the faces and edges
 its kernel reads; stencilc --mpi --report prints them for a given
@@ -23,7 +26,7 @@ ghost point. Efficiency E(P) = t1 / (P t(P)).
 
 usage: model.py --t1 MS --halo-bytes-per-point B --grid N0xN1xN2
                 [--reach R] [--edges] [--bandwidth GB/s] [--latency US] [--overhead US] [--pack-gbs GB/s]
-                [--no-overlap] [--ranks 2,8,64,512]
+                [--step-overhead US] [--slabs] [--parallel-links] [--no-overlap] [--ranks 2,8,64,512]
 """
 import argparse
 
@@ -49,35 +52,40 @@ def dims_create(p, r):
 
 def model(a, p):
     n = a.grid
-    d = dims_create(p, len(n))
+    d = [p] + [1] * (len(n) - 1) if a.slabs else dims_create(p, len(n))
     part = [-(-n[i] // d[i]) for i in range(len(n))]  # the largest part
     pts = 1
     for x in part:
         pts *= x
+    # the largest part's neighbours: both sides along a dimension split in
+    # 3 or more, one side where it is split in 2 (edges alike)
+    side = [0 if d[i] == 1 else 1 if d[i] == 2 else 2 for i in range(len(n))]
     faces = edges = 0.0
     msgs = 0
+    biggest = 0.0  # the largest single message, points
     for i in range(len(n)):
-        if d[i] > 1:
+        if side[i]:
             face = a.reach * pts / part[i]
-            faces += 2 * face
-            msgs += 2
+            faces += side[i] * face
+            msgs += side[i]
+            biggest = max(biggest, face)
     if a.edges:  # Himeno's 19 points read the 12 edges
         for i in range(len(n)):
             for j in range(i + 1, len(n)):
-                if d[i] > 1 and d[j] > 1:
-                    edges += 4 * a.reach * a.reach * pts / part[i] / part[j]
-                    msgs += 4
+                if side[i] and side[j]:
+                    edges += side[i] * side[j] * a.reach * a.reach * pts / part[i] / part[j]
+                    msgs += side[i] * side[j]
     halo = (faces + edges) * a.halo_bytes_per_point
-    x = halo / (a.bandwidth * 1e9) + a.latency * 1e-6 + msgs * a.overhead * 1e-6
+    wire = biggest * a.halo_bytes_per_point if a.parallel_links else halo
+    x = wire / (a.bandwidth * 1e9) + a.latency * 1e-6 + msgs * a.overhead * 1e-6
     comp = a.t1 * 1e-3 / p
     shell = 1.0
     for i in range(len(n)):
-        if d[i] > 1:
-            shell *= max(0.0, 1 - 2 * a.reach / part[i])
+        shell *= max(0.0, 1 - side[i] * a.reach / part[i])
     interior = comp * shell
     pack = 2 * halo / (a.pack_gbs * 1e9)
     exposed = x if a.no_overlap else max(0.0, x - interior)
-    t = comp + pack + exposed
+    t = comp + a.step_overhead * 1e-6 + pack + exposed
     return d, part, halo, x, t, (a.t1 * 1e-3) / (p * t)
 
 
@@ -93,6 +101,12 @@ def main():
     ap.add_argument("--latency", type=float, default=3.0, help="microseconds, once per exchange")
     ap.add_argument("--overhead", type=float, default=0.5, help="microseconds per message")
     ap.add_argument("--pack-gbs", type=float, default=1000.0, help="pack/unpack kernels' GB/s")
+    ap.add_argument("--step-overhead", type=float, default=0.0,
+                    help="microseconds per step for launching it in parts (interior, shell)")
+    ap.add_argument("--slabs", action="store_true", help="split dimension 0 only (--ranks=P)")
+    ap.add_argument("--parallel-links", action="store_true",
+                    help="each neighbour over a link of its own (NVLink): the largest message sets the time, "
+                         "not the sum")
     ap.add_argument("--no-overlap", action="store_true")
     ap.add_argument("--ranks", default="2,8,64,512")
     a = ap.parse_args()
