@@ -212,10 +212,13 @@ void stn_cuda_release(stn_program *p);
  * stn_cuda_mpi_end, before part `wait`, waits for the packing, sends,
  * waits for the messages, unpacks (a kernel) and makes the default stream
  * wait for that, so that the launches after it read the new ghost points.
- * Messages go device to device when the MPI library says at run time that
- * it is CUDA-aware (MPIX_Query_cuda_support), otherwise through pinned host
- * buffers with asynchronous copies on the exchange stream; STN_MPI_STAGED=1
- * forces staging.
+ * Messages go GPU to GPU through NCCL (on the exchange stream, between
+ * the packing and the unpacking, nothing waiting on the host) where every
+ * rank has a GPU of its own and libnccl.so.2 loads, unless STN_MPI_NCCL=0;
+ * else device to device when the MPI library says at run time that it is
+ * CUDA-aware (MPIX_Query_cuda_support); else through pinned host buffers
+ * with asynchronous copies on the exchange stream. STN_MPI_STAGED=1
+ * forces staging. A single rank's messages to itself are device copies.
  *
  * Reductions under --mpi are as lazy as a single GPU's: stn_cuda_mpi_red_init
  * fills vals (nparts x nred, static in the wrapper; xvals the same for the
