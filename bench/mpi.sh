@@ -11,7 +11,9 @@
 #                     one GPU per rank: NCCL), against the single-process CPU
 #                     result (gpu.sh's tolerances: fields 1e-6 absolute,
 #                     reductions 1e-9 relative), -fno-overlap too, and
-#                     compute-sanitizer (memcheck) at 2 ranks
+#                     compute-sanitizer (memcheck) at 2 ranks; and lib
+#            lib      library mode (--emit=lib --mpi --target=cuda): a host
+#                     program on 1 and 3 ranks against the CPU library
 #            overlap  Himeno M on 2 ranks of one GPU: time per sweep with
 #                     and without overlap, beside 1 rank, and --profile's
 #                     exchange table (pack, wait, unpack, flight, hidden)
@@ -239,6 +241,19 @@ if want verify; then
     done
     say "$line"
   done 3< <(cases)
+  # the control: without the flag CG's x is expected to differ between 1
+  # and 2 ranks (its dot products' block partials differ), which is what
+  # the check above would catch
+  if [ -f "$T/cg_poisson.overlap.1.x" ] && [ -f "$T/cg_poisson.overlap.2.x" ]; then
+    cmp -s "$T/cg_poisson.overlap.1.x" "$T/cg_poisson.overlap.2.x" &&
+      say "  control: without --deterministic-reductions CG's x on 2 ranks is bit for bit 1 rank's too" ||
+      say "  control: without --deterministic-reductions CG's x differs between 1 and 2 ranks (as expected)"
+  fi
+  unset CUDA_VISIBLE_DEVICES
+fi
+
+if want verify || want lib; then
+  [ -n "${VERIFY_GPU:-}" ] && export CUDA_VISIBLE_DEVICES=$VERIFY_GPU
   # library mode on the GPU under --mpi: tests/lit/mpi/lib.test's host
   # program on 1 and 3 ranks, each rank's part on the device, against the
   # CPU library (fields 1e-6, and the GPU runs against each other exactly)
@@ -265,15 +280,6 @@ if want verify; then
       { say "  library mode (--emit=lib --mpi --target=cuda): MISMATCH"; fail=1; tail -5 "$L/g3.out" >>"$LOG/mpi.log"; }
   else
     say "  library mode (--emit=lib --mpi --target=cuda): BUILD FAILED"; fail=1; cat "$L/build.log" >>"$LOG/mpi.log"
-  fi
-
-  # the control: without the flag CG's x is expected to differ between 1
-  # and 2 ranks (its dot products' block partials differ), which is what
-  # the check above would catch
-  if [ -f "$T/cg_poisson.overlap.1.x" ] && [ -f "$T/cg_poisson.overlap.2.x" ]; then
-    cmp -s "$T/cg_poisson.overlap.1.x" "$T/cg_poisson.overlap.2.x" &&
-      say "  control: without --deterministic-reductions CG's x on 2 ranks is bit for bit 1 rank's too" ||
-      say "  control: without --deterministic-reductions CG's x differs between 1 and 2 ranks (as expected)"
   fi
   unset CUDA_VISIBLE_DEVICES
 fi
