@@ -52,6 +52,11 @@ MPIRUN="mpirun --oversubscribe --bind-to none"
 # for other GPUs (cudaErrorNoKernelImageForDevice, 4 per rank), and the
 # runtime checks every CUDA call of its own and stops on a failure
 SANFLAGS="--error-exitcode=9 --report-api-errors no"
+san_failed() { # a memcheck log that failed: kept whole, its first reports in mpi.log
+  fail=1
+  cp "$1" "$LOG/"
+  grep -m12 -E '^========= +(Invalid|Program hit|Error|Address|Saved host|at )' "$1" >>"$LOG/mpi.log"
+}
 
 # ---- build ---------------------------------------------------------------
 # The MPI runtimes against this machine's MPI (stencilc itself may be
@@ -195,7 +200,7 @@ if want verify; then
       rc=$?
       errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san.out")
       say "  $ex memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
-      [ $rc = 0 ] || { fail=1; cp "$T/$ex.san.out" "$LOG/"; grep -m12 -E '^========= +(Invalid|Program hit|Error|Address|Saved host|at )' "$T/$ex.san.out" >>"$LOG/mpi.log"; }
+      [ $rc = 0 ] || san_failed "$T/$ex.san.out"
       case $ex in himeno|diffusion3d)
         # shellcheck disable=SC2086
         (cd "$T" && $MPIRUN -np 2 compute-sanitizer --tool memcheck $SANFLAGS "$T/$ex.tb4" $sargs \
@@ -203,7 +208,7 @@ if want verify; then
         rc=$?
         errs=$(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$ex.san4.out")
         say "  $ex --tb=4 memcheck at 2 ranks: rc $rc, ${errs:-no summary}"
-        [ $rc = 0 ] || { fail=1; cp "$T/$ex.san4.out" "$LOG/"; grep -m12 -E '^========= +(Invalid|Program hit|Error|Address|Saved host|at )' "$T/$ex.san4.out" >>"$LOG/mpi.log"; } ;;
+        [ $rc = 0 ] || san_failed "$T/$ex.san4.out" ;;
       esac
     fi
   done 3< <(cases)
@@ -378,6 +383,9 @@ if want scale && [ "$ngpu" -ge 2 ]; then
       "$a" "${3#*|}" "$2" "$b" "${4#*|}" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')" \
       "$(awk -v a="$a" -v b="$b" -v g="$2" 'BEGIN { print 100 * a / b / g }')")"
   }
+  via() { # NCCL or staged: the environment that asks for that path
+    [ "$1" = NCCL ] && echo STN_MPI_NCCL=1 || echo STN_MPI_STAGED=1
+  }
   same() { # LABEL FILE-A FILE-B
     if cmp -s "$2" "$3"; then say "  $1: identical, bit for bit"; else say "  $1: DIFFERS"; fail=1; fi
   }
@@ -410,8 +418,7 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     W="--NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=400 --ranks=$G"
     for v in NCCL staged; do
       rw weak || continue
-      nc=1; [ $v = staged ] && nc=0
-      wk=$(STN_MPI_NCCL=$nc run_best "$G" "$T/hm" $W)
+      wk=$(export "$(via $v)"; run_best "$G" "$T/hm" $W)
       say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
         "${one[hL]%%|*}" "$G" $((256 * G + 1)) "${wk%%|*}" "${wk#*|}" "$(awk -v a="${one[hL]%%|*}" -v b="${wk%%|*}" 'BEGIN { print 100 * a / b }')")"
     done
@@ -434,14 +441,13 @@ if want scale && [ "$ngpu" -ge 2 ]; then
            ${run#*:} --ranks=$G >"$T/$b.nsan.$G.out" 2>&1 </dev/null)
         rc=$?
         say "  memcheck, $b on $G GPUs, NCCL: rc $rc, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$b.nsan.$G.out")"
-        [ $rc = 0 ] || { fail=1; cp "$T/$b.nsan.$G.out" "$LOG/"; }
+        [ $rc = 0 ] || san_failed "$T/$b.nsan.$G.out"
       done
     fi
     # where the time goes: --profile's exchange table (rank 0's kernels)
     for v in NCCL staged; do
       rw profile || continue
-      nc=1; [ $v = staged ] && nc=0
-      (cd "$T" && STN_MPI_NCCL=$nc $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
+      (cd "$T" && env "$(via $v)" $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
       say "  --profile, Himeno XL, $v:"
       sed -n '/^halo exchanges/,$p' "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
       grep -q '^halo exchanges' "$T/p.err" || tail -5 "$T/p.err" | sed 's/^/    /' | tee -a "$LOG/mpi.log"
@@ -465,8 +471,7 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     [ "$G" -le "$ngpu" ] && [ "${GPUCHECK:-}" != skip ] || continue
     for run in "hm:--ranks=$G:NCCL" "hm:--ranks=$G:staged" "hmtb:--ranks=$G:NCCL" "hm:--ranks=$(( G / 2 ))x2:NCCL"; do
       IFS=: read -r b r v <<<"$run"
-      nc=1; [ "$v" = staged ] && nc=0
-      (cd "$T" && STN_MPI_NCCL=$nc $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
+      (cd "$T" && env "$(via "$v")" $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
       same "Himeno p, $b $r, $v, $G GPUs" "$T/h1.p" "$T/hg.p"
     done
     (cd "$T" && $MPIRUN -np "$G" "$T/hdet" $HB --ranks=$G --save=p=hdg.p >"$T/hdg.out" 2>&1 </dev/null)

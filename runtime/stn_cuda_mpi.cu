@@ -141,7 +141,7 @@ static int device_start(int own_gpu)
 
 /* ---- one GPU per rank ------------------------------------------------------ */
 
-static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs);
+static void nccl_connect(const int *nbr, int ndirs);
 
 /* stn_mpi_host_copy: a device field's points for the gather. */
 static void host_points(const stn_field *f, void *dense) { stn_cuda_field_get(f, dense); }
@@ -236,10 +236,11 @@ static struct {
   int nbox, capbox, nsend;
   size_t soff[STN_MPI_DIRS], sbytes[STN_MPI_DIRS], roff[STN_MPI_DIRS], rbytes[STN_MPI_DIRS], stotal, rtotal;
   MPI_Comm cart;
+  /* ranks of cart, which are MPI_COMM_WORLD's and so NCCL's too (the
+   * Cartesian communicators keep its numbering: reorder 0 in
+   * stn_mpi_grid_init); MPI_PROC_NULL where none */
   int nbr[STN_MPI_DIRS];
-  MPI_Comm peers_of;          /* the communicator peer[] was translated for */
-  int peer[STN_MPI_DIRS];     /* nbr[] as ranks of MPI_COMM_WORLD (NCCL's), MPI_PROC_NULL where none */
-  int me;                     /* this rank in MPI_COMM_WORLD */
+  int me;                     /* this rank */
 } ex;
 
 /* Device to device through MPI, unless the library is not CUDA-aware at
@@ -276,7 +277,6 @@ static void setup(void)
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.unpacked, timed));
   STN_CUDA_CHECK(cudaEventCreateWithFlags(&ex.computing, timed));
   MPI_Comm_rank(MPI_COMM_WORLD, &ex.me);
-  ex.peers_of = MPI_COMM_NULL;
   ex.ready = 1;
 }
 
@@ -417,31 +417,6 @@ static void read_timing(void)
   ex.timed = NULL;
 }
 
-/* nbr[0..n), ranks of cart, as ranks of MPI_COMM_WORLD, which NCCL's
- * communicator spans (each grid's Cartesian communicator numbers them its
- * own way); MPI_PROC_NULL stays. */
-static void to_world(MPI_Comm cart, const int *nbr, int n, int *peer)
-{
-  MPI_Group cg, wg;
-  mpi_check(MPI_Comm_group(cart, &cg), "MPI_Comm_group");
-  mpi_check(MPI_Comm_group(MPI_COMM_WORLD, &wg), "MPI_Comm_group");
-  for (int e = 0; e < n; e++) {
-    peer[e] = MPI_PROC_NULL;
-    if (nbr[e] != MPI_PROC_NULL)
-      mpi_check(MPI_Group_translate_ranks(cg, 1, &nbr[e], wg, &peer[e]), "MPI_Group_translate_ranks");
-  }
-  MPI_Group_free(&cg);
-  MPI_Group_free(&wg);
-}
-
-static void world_peers(void)
-{
-  if (ex.peers_of == ex.cart)
-    return;
-  to_world(ex.cart, ex.nbr, STN_MPI_DIRS, ex.peer);
-  ex.peers_of = ex.cart;
-}
-
 /* stn_mpi_grid_hook on the NCCL path. NCCL connects to a peer at the
  * first message between them, which took 0.2 s with one neighbour and
  * 0.5 s with two (NCCL 2.28, P2P/CUMEM over NVLink, 2 and 4 H200s;
@@ -449,17 +424,16 @@ static void world_peers(void)
  * One byte each way to every neighbour of the grid, as it is set up,
  * makes those connections before the time loop (NCCL connects all of a
  * peer's channels at once, whatever the message's size). */
-static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs)
+static void nccl_connect(const int *nbr, int ndirs)
 {
   setup();
-  int peer[STN_MPI_DIRS], distinct[STN_MPI_DIRS], n = 0;
-  to_world(cart, nbr, ndirs, peer);
+  int distinct[STN_MPI_DIRS], n = 0;
   for (int e = 0; e < ndirs; e++) {
-    int seen = peer[e] == MPI_PROC_NULL || peer[e] == ex.me;
+    int seen = nbr[e] == MPI_PROC_NULL || nbr[e] == ex.me;
     for (int i = 0; i < n && !seen; i++)
-      seen = distinct[i] == peer[e];
+      seen = distinct[i] == nbr[e];
     if (!seen)
-      distinct[n++] = peer[e];
+      distinct[n++] = nbr[e];
   }
   if (!n)
     return;
@@ -487,24 +461,23 @@ static void nccl_connect(MPI_Comm cart, const int *nbr, int ndirs)
  * towards -e (index ndirs - 1 - e). */
 static void device_messages(int ndirs)
 {
-  world_peers();
   int any = 0;
   for (int e = 0; e < ndirs; e++)
-    any |= (ex.sbytes[e] || ex.rbytes[e]) && ex.peer[e] != ex.me;
+    any |= (ex.sbytes[e] || ex.rbytes[e]) && ex.nbr[e] != ex.me;
   if (any) {
     nccl_check(nccl.group_start(), "ncclGroupStart");
     for (int e = 0; e < ndirs; e++)
-      if (ex.sbytes[e] && ex.peer[e] != ex.me)
-        nccl_check(nccl.send(ex.dsend + ex.soff[e], ex.sbytes[e], NCCL_INT8, ex.peer[e], nccl.comm, ex.stream),
+      if (ex.sbytes[e] && ex.nbr[e] != ex.me)
+        nccl_check(nccl.send(ex.dsend + ex.soff[e], ex.sbytes[e], NCCL_INT8, ex.nbr[e], nccl.comm, ex.stream),
                    "ncclSend (halo exchange)");
     for (int e = ndirs - 1; e >= 0; e--)
-      if (ex.rbytes[e] && ex.peer[e] != ex.me)
-        nccl_check(nccl.recv(ex.drecv + ex.roff[e], ex.rbytes[e], NCCL_INT8, ex.peer[e], nccl.comm, ex.stream),
+      if (ex.rbytes[e] && ex.nbr[e] != ex.me)
+        nccl_check(nccl.recv(ex.drecv + ex.roff[e], ex.rbytes[e], NCCL_INT8, ex.nbr[e], nccl.comm, ex.stream),
                    "ncclRecv (halo exchange)");
     nccl_check(nccl.group_end(), "ncclGroupEnd");
   }
   for (int e = 0; e < ndirs; e++)
-    if (ex.sbytes[e] && ex.peer[e] == ex.me) {
+    if (ex.sbytes[e] && ex.nbr[e] == ex.me) {
       const int to = ndirs - 1 - e;
       if (ex.rbytes[to] != ex.sbytes[e])
         stn_fatal("internal error in the --mpi runtime: a halo message to itself of %zu bytes where %zu are "
@@ -594,6 +567,18 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   x->prof.pack += stn_time() - t0;
 }
 
+/* Once the unpacking is enqueued: the launches after this one (the shell)
+ * wait for it on the device, and the exchanged fields' ghost points count
+ * as current. */
+static void ghosts_written(stn_mpi_xch *x)
+{
+  STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
+  stn_mpi_exchanged(x);
+  for (int i = 0; i < x->nfields; i++)
+    if (x->sel[i])
+      stn_cuda_wrote(x->fields[i].f);
+}
+
 /* Profile (stn_mpi.h's table): pack is the host's time to enqueue the
  * packing and post the receives; wait the host's time here until the
  * messages are in, or 0 when the launches before this call (the
@@ -608,11 +593,7 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
   const double t0 = stn_time();
   STN_CUDA_CHECK(cudaEventRecord(ex.computing, 0));
   if (device_path) { /* all enqueued by stn_cuda_mpi_begin: the shell waits on the device */
-    STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
-    stn_mpi_exchanged(x);
-    for (int i = 0; i < x->nfields; i++)
-      if (x->sel[i])
-        stn_cuda_wrote(x->fields[i].f);
+    ghosts_written(x);
     if (ex.timing)
       ex.timed = x;
     x->prof.unpack += stn_time() - t0;
@@ -641,12 +622,7 @@ void stn_cuda_mpi_end(stn_mpi_xch *x)
   }
   STN_CUDA_CHECK(cudaEventRecord(ex.unpacked, ex.stream));
   ex.unpack_pending = 1;
-  /* the launches after this one (the shell) read the ghost points */
-  STN_CUDA_CHECK(cudaStreamWaitEvent(0, ex.unpacked, 0));
-  stn_mpi_exchanged(x);
-  for (int i = 0; i < x->nfields; i++)
-    if (x->sel[i])
-      stn_cuda_wrote(x->fields[i].f);
+  ghosts_written(x);
   x->prof.wait += busy == cudaErrorNotReady ? 0.0 : t1 - t0;
   x->prof.flight += t1 - x->t_post;
   x->prof.unpack += stn_time() - t1;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 void (*stn_mpi_host_copy)(const stn_field *f, void *dense);
-void (*stn_mpi_grid_hook)(MPI_Comm cart, const int *nbr, int ndirs);
+void (*stn_mpi_grid_hook)(const int *nbr, int ndirs);
 
 static int world_rank, world_size;
 static int forced_dims[STN_MAX_RANK], nforced;   /* --ranks=PxQxR */
@@ -209,6 +209,7 @@ void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, c
     periods[d] = periodic[d];
   if (old_cart != MPI_COMM_NULL)
     MPI_Comm_free(&old_cart);
+  /* reorder 0: the ranks stay MPI_COMM_WORLD's (NCCL's, on the GPU) */
   mpi_check(MPI_Cart_create(MPI_COMM_WORLD, rank, dims, periods, 0, &dc->cart), "MPI_Cart_create");
   MPI_Comm_set_errhandler(dc->cart, MPI_ERRORS_RETURN);
   mpi_check(MPI_Cart_coords(dc->cart, world_rank, rank, dc->coords), "MPI_Cart_coords");
@@ -253,7 +254,7 @@ void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, c
       mpi_check(MPI_Cart_rank(dc->cart, c, &dc->nbr[e]), "MPI_Cart_rank");
   }
   if (stn_mpi_grid_hook)
-    stn_mpi_grid_hook(dc->cart, dc->nbr, ndirs);
+    stn_mpi_grid_hook(dc->nbr, ndirs);
 }
 
 void stn_mpi_local_box(const stn_grid *g, long *lo, long *hi)

@@ -170,10 +170,11 @@ void stn_mpi_finish(stn_program *p);
  * gather asks this hook for a host copy (NULL: the host memory is current). */
 extern void (*stn_mpi_host_copy)(const stn_field *f, void *dense);
 /* CUDA: called (collectively) at the end of stn_mpi_grid_init with the
- * grid's Cartesian communicator and its neighbours (nbr[e] for each
- * direction e, MPI_PROC_NULL where none), so that the halo transport can
- * connect to them before the time loop. */
-extern void (*stn_mpi_grid_hook)(MPI_Comm cart, const int *nbr, int ndirs);
+ * grid's neighbours (nbr[e] for each direction e: ranks of
+ * MPI_COMM_WORLD, which the grid's Cartesian communicator keeps;
+ * MPI_PROC_NULL where none), so that the halo transport can connect to
+ * them before the time loop. */
+extern void (*stn_mpi_grid_hook)(const int *nbr, int ndirs);
 
 #ifdef __cplusplus
 }
