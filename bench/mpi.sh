@@ -32,6 +32,11 @@
 #          SCALE_TIMES=0   scale's bit-for-bit checks only; SCALE_CHECKS=0 its timings only
 #          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
 #          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
+#          MPI_HOME=dir  the MPI installed in dir instead of the PATH's (for
+#                     a CUDA-aware Open MPI built for the measurement:
+#                     docs/mpi.md); where the MPI is CUDA-aware, verify and
+#                     scale add "aware" rows (STN_MPI_NCCL=0: device
+#                     buffers handed to MPI)
 #
 # Verification builds use -fmad=false (they round like the CPU); timing
 # builds use the defaults. Ratios only: a time alone means little here.
@@ -41,12 +46,24 @@ cd "$root" || exit 2
 export PATH=/usr/local/cuda/bin:$PATH
 export STENCILC_RUNTIME_DIR="$root/runtime" STENCILC_LIB_DIR="$root/build"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ -n "${MPI_HOME:-}" ]; then
+  MPI_HOME=$(cd "$MPI_HOME" && pwd) || { echo "mpi.sh: MPI_HOME: no such directory"; exit 2; }
+  export PATH=$MPI_HOME/bin:$PATH OPAL_PREFIX=$MPI_HOME LD_LIBRARY_PATH=$MPI_HOME/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/stn-mpi.XXXXXX")
 LOG=${OUT:-$T}
 mkdir -p "$LOG"
 fail=0
 say() { printf '%s\n' "$*" | tee -a "$LOG/mpi.log"; }
 want() { [ -z "${PARTS:-}" ] || [[ ",$PARTS," == *",$1,"* ]]; }
+via() { # a transfer path's name -> the environment that asks for it
+  case $1 in
+    staged) echo STN_MPI_STAGED=1 ;;    # through pinned host buffers and MPI
+    NCCL) echo STN_MPI_NCCL=1 ;;        # GPU to GPU through NCCL
+    aware) echo STN_MPI_NCCL=0 ;;       # device buffers to a CUDA-aware MPI
+    *) echo STN_MPI_STAGED=0 ;;         # the runtime's own choice
+  esac
+}
 MPIRUN="mpirun --oversubscribe --bind-to none"
 # API errors are not counted: NCCL's initialisation probes kernel images
 # for other GPUs (cudaErrorNoKernelImageForDevice, 4 per rank), and the
@@ -90,6 +107,11 @@ if [ -z "${STN_NCCL_LIBRARY:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libncc
 fi
 gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 aware=$(ompi_info --parsable --all 2>/dev/null | grep -m1 'mpi_built_with_cuda_support:value' | sed 's/.*://')
+# verify's transfer paths: staged, the runtime's choice (NCCL where each
+# rank has a GPU of its own, else as aware, else staged), and device
+# buffers handed to MPI where it is CUDA-aware
+vpaths="staged default"
+[ "$aware" = true ] && vpaths="staged default aware"
 say "date: $(date -u '+%Y-%m-%d %H:%M UTC')   gpus: $ngpu x $gpu   $(mpirun --version 2>&1 | head -1)   CUDA-aware: ${aware:-unknown}   NCCL: ${STN_NCCL_LIBRARY:-libnccl.so.2 from the loader path, if any}"
 nvidia-smi topo -m >>"$LOG/mpi.log" 2>&1
 
@@ -175,14 +197,13 @@ if want verify; then
       built "$ex.$v" || continue
       line="  $ex $v:"
       for np in 1 2 4; do
-        for path in staged default; do
-          [ $v != overlap ] && [ $path = default ] && continue
+        for path in $vpaths; do
+          [ $v != overlap ] && [ $path != staged ] && continue
           [ $v = tb4 ] && [ $np = 1 ] && continue
-          st=0; [ $path = staged ] && st=1
           saves=""
           for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.$v.$np.${f%%:*}"; done
           # shellcheck disable=SC2086
-          if ! (cd "$T" && STN_MPI_STAGED=$st $MPIRUN -np $np "$T/$ex.$v" $args $saves >"$T/$ex.$v.$np.out" 2>"$T/$ex.$v.$np.err"); then
+          if ! (cd "$T" && env "$(via $path)" $MPIRUN -np $np "$T/$ex.$v" $args $saves >"$T/$ex.$v.$np.out" 2>"$T/$ex.$v.$np.err"); then
             line="$line np$np/$path RUN FAILED ($(grep -m1 error "$T/$ex.$v.$np.err"))"; fail=1; continue
           fi
           ok=$(check_run "$ex" "$T/$ex.$v.$np.out" "$T/$ex.$v.$np" "$fields" "$checks" "$ex")
@@ -359,6 +380,9 @@ fi
 # of every rank count are compared with it bit for bit.
 if want scale && [ "$ngpu" -ge 2 ]; then
   say ""
+  # the paths timed: NCCL, device buffers to MPI where it is CUDA-aware, staged
+  spaths="NCCL staged"
+  [ "$aware" = true ] && spaths="NCCL aware staged"
   say "scaling: one rank per GPU, against 1 GPU of this machine in the same run; the program's timer, best of 2; NCCL (STN_MPI_NCCL=1 rows): ${STN_NCCL_LIBRARY:-libnccl.so.2 from the loader path}"
   for b in hm hmno hmtb hdet dm dmno lm lmno hs ds ls; do built $b || exit 1; done
   rate() { # the program's rate line, as GFLOPS (Himeno, diffusion3d) or GLUPS (lbm)
@@ -383,9 +407,6 @@ if want scale && [ "$ngpu" -ge 2 ]; then
       "$a" "${3#*|}" "$2" "$b" "${4#*|}" "$(awk -v a="$a" -v b="$b" 'BEGIN { print a / b }')" \
       "$(awk -v a="$a" -v b="$b" -v g="$2" 'BEGIN { print 100 * a / b / g }')")"
   }
-  via() { # NCCL or staged: the environment that asks for that path
-    [ "$1" = NCCL ] && echo STN_MPI_NCCL=1 || echo STN_MPI_STAGED=1
-  }
   same() { # LABEL FILE-A FILE-B
     if cmp -s "$2" "$3"; then say "  $1: identical, bit for bit"; else say "  $1: DIFFERS"; fail=1; fi
   }
@@ -408,15 +429,16 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     for sz in L XL; do
       rw himeno || continue
       a=${!sz}
-      row "Himeno $sz strong, overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hm" $a --ranks=$G)"
-      row "Himeno $sz strong, -fno-overlap, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
-      row "Himeno $sz strong, overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hm" $a --ranks=$G)"
-      row "Himeno $sz strong, -fno-overlap, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmno" $a --ranks=$G)"
-      row "Himeno $sz strong, --tb=4 across ranks, NCCL" "$G" "${one[h$sz]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/hmtb" $a --ranks=$G)"
-      row "Himeno $sz strong, --tb=4 across ranks, staged" "$G" "${one[h$sz]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/hmtb" $a --ranks=$G)"
+      for v in $spaths; do
+        row "Himeno $sz strong, overlap, $v" "$G" "${one[h$sz]}" "$(export "$(via $v)"; run_best "$G" "$T/hm" $a --ranks=$G)"
+        row "Himeno $sz strong, -fno-overlap, $v" "$G" "${one[h$sz]}" "$(export "$(via $v)"; run_best "$G" "$T/hmno" $a --ranks=$G)"
+      done
+      for v in $spaths; do
+        row "Himeno $sz strong, --tb=4 across ranks, $v" "$G" "${one[h$sz]}" "$(export "$(via $v)"; run_best "$G" "$T/hmtb" $a --ranks=$G)"
+      done
     done
     W="--NI=$((256 * G + 1)) --NJ=257 --NK=513 --ITERS=400 --ranks=$G"
-    for v in NCCL staged; do
+    for v in $spaths; do
       rw weak || continue
       wk=$(export "$(via $v)"; run_best "$G" "$T/hm" $W)
       say "$(printf '  %-46s 1 GPU %8.4f s | %d GPUs (NI=%d) %8.4f s %14s | weak efficiency %5.1f%%' "Himeno L per GPU, weak, overlap, $v" \
@@ -425,27 +447,30 @@ if want scale && [ "$ngpu" -ge 2 ]; then
     for prog in "diffusion|diffusion3d 1024^3|d|dm|dmno|$D" "lbm|lbm_d2q9 16384^2|l|lm|lmno|$LB"; do
       IFS='|' read -r key name base ov no args <<<"$prog"
       rw "$key" || continue
-      # shellcheck disable=SC2086
-      row "$name strong, overlap, NCCL" "$G" "${one[$base]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/$ov" $args --ranks=$G)"
-      # shellcheck disable=SC2086
-      row "$name strong, -fno-overlap, NCCL" "$G" "${one[$base]}" "$(STN_MPI_NCCL=1 run_best "$G" "$T/$no" $args --ranks=$G)"
-      # shellcheck disable=SC2086
-      row "$name strong, overlap, staged" "$G" "${one[$base]}" "$(STN_MPI_STAGED=1 run_best "$G" "$T/$ov" $args --ranks=$G)"
-    done
-    # the NCCL path under compute-sanitizer (memcheck), one GPU per rank
-    if rw memcheck && command -v compute-sanitizer >/dev/null; then
-      for run in "hm:--NI=65 --NJ=65 --NK=129 --ITERS=10" "dm:--N=64 --STEPS=10"; do
-        b=${run%%:*}
+      for v in $spaths; do
         # shellcheck disable=SC2086
-        (cd "$T" && STN_MPI_NCCL=1 $MPIRUN -np "$G" compute-sanitizer --tool memcheck $SANFLAGS "$T/$b" \
-           ${run#*:} --ranks=$G >"$T/$b.nsan.$G.out" 2>&1 </dev/null)
-        rc=$?
-        say "  memcheck, $b on $G GPUs, NCCL: rc $rc, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$b.nsan.$G.out")"
-        [ $rc = 0 ] || san_failed "$T/$b.nsan.$G.out"
+        row "$name strong, overlap, $v" "$G" "${one[$base]}" "$(export "$(via $v)"; run_best "$G" "$T/$ov" $args --ranks=$G)"
+        # shellcheck disable=SC2086
+        [ $v = staged ] || row "$name strong, -fno-overlap, $v" "$G" "${one[$base]}" "$(export "$(via $v)"; run_best "$G" "$T/$no" $args --ranks=$G)"
+      done
+    done
+    # the device paths under compute-sanitizer (memcheck), one GPU per rank
+    if rw memcheck && command -v compute-sanitizer >/dev/null; then
+      for v in $spaths; do
+        [ $v = staged ] && continue
+        for run in "hm:--NI=65 --NJ=65 --NK=129 --ITERS=10" "dm:--N=64 --STEPS=10"; do
+          b=${run%%:*}
+          # shellcheck disable=SC2086
+          (cd "$T" && env "$(via $v)" $MPIRUN -np "$G" compute-sanitizer --tool memcheck $SANFLAGS "$T/$b" \
+             ${run#*:} --ranks=$G >"$T/$b.nsan.$G.out" 2>&1 </dev/null)
+          rc=$?
+          say "  memcheck, $b on $G GPUs, $v: rc $rc, $(grep -m1 -o 'ERROR SUMMARY: [0-9]* error' "$T/$b.nsan.$G.out")"
+          [ $rc = 0 ] || san_failed "$T/$b.nsan.$G.out"
+        done
       done
     fi
     # where the time goes: --profile's exchange table (rank 0's kernels)
-    for v in NCCL staged; do
+    for v in $spaths; do
       rw profile || continue
       (cd "$T" && env "$(via $v)" $MPIRUN -np "$G" "$T/hm" $XL --ranks=$G --profile >"$T/p.out" 2>"$T/p.err" </dev/null)
       say "  --profile, Himeno XL, $v:"
@@ -469,7 +494,9 @@ if want scale && [ "$ngpu" -ge 2 ]; then
      $MPIRUN -np 1 "$T/lm" $LBB --save=ux=l1.ux >/dev/null 2>&1 </dev/null) || { say "  1-GPU reference runs FAILED"; fail=1; }
   for G in ${SCALE_GPUS:-2 4 8}; do
     [ "$G" -le "$ngpu" ] && [ "${GPUCHECK:-}" != skip ] || continue
-    for run in "hm:--ranks=$G:NCCL" "hm:--ranks=$G:staged" "hmtb:--ranks=$G:NCCL" "hm:--ranks=$(( G / 2 ))x2:NCCL"; do
+    runs="hm:--ranks=$G:NCCL hm:--ranks=$G:staged hmtb:--ranks=$G:NCCL hm:--ranks=$(( G / 2 ))x2:NCCL"
+    [ "$aware" = true ] && runs="$runs hm:--ranks=$G:aware hmtb:--ranks=$G:aware"
+    for run in $runs; do
       IFS=: read -r b r v <<<"$run"
       (cd "$T" && env "$(via "$v")" $MPIRUN -np "$G" "$T/$b" $HB $r --save=p=hg.p >/dev/null 2>&1 </dev/null)
       same "Himeno p, $b $r, $v, $G GPUs" "$T/h1.p" "$T/hg.p"
