@@ -149,7 +149,7 @@ endif
 endif
 $(B)/runtime/stn_cuda_mpi.o: runtime/stn_cuda_mpi.cu runtime/stn_cuda.h runtime/stn_mpi.h runtime/stn.h
 	@mkdir -p $(B)/runtime
-	$(NVCC) -O2 -arch=sm_90 -ccbin $(or $(MPICXX),mpicxx) -Iruntime -c -o $@ $<
+	$(NVCC) -O2 -arch=sm_90 --default-stream per-thread -ccbin $(or $(MPICXX),mpicxx) -Iruntime -c -o $@ $<
 
 $(B)/libstn_cuda_mpi.a: $(B)/runtime/stn_cuda_mpi.o
 	ar rcs $@ $^

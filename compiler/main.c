@@ -31,6 +31,13 @@
 #define STN_CUDA_LIB_DIR "/usr/local/cuda/lib64"  /* libcudart, for --print-libs --target=cuda */
 #endif
 #define DEFAULT_CFLAGS "-O3 -march=native"
+/* --mpi --target=cuda: launches without a stream go to the host thread's
+ * own default stream, not the legacy one, which every blocking stream
+ * waits for. A CUDA-aware MPI copies the halos on blocking streams of its
+ * own (Open MPI's smcuda: CUDA IPC); on the legacy stream they waited for
+ * the interior's kernel, and overlap hid nothing (docs/mpi.md). The
+ * runtime (libstn_cuda_mpi.a) is built the same way (Makefile). */
+#define STN_MPI_NVCC_FLAGS "--default-stream per-thread"
 
 /* Where the runtime's headers and libraries are: $STENCILC_RUNTIME_DIR
  * and $STENCILC_LIB_DIR when set; else, for an installed stencilc
@@ -598,9 +605,9 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
   }
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,
              flags, o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
-  if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a */
+  if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a; STN_MPI_NVCC_FLAGS */
     buf_free(&cmd);
-    buf_printf(&cmd, "%s -ccbin '%s' %s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
+    buf_printf(&cmd, "%s -ccbin '%s' %s " STN_MPI_NVCC_FLAGS " -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
                      "'%s/libstn.a' %s -ldl",
                nvcc, mpicxx, flags, o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
                lib, lib, STN_MPI_LINK_LIBS);
@@ -780,7 +787,7 @@ int main(int argc, char **argv)
   if (o.print_cflags || o.print_libs) {
     const char *rt = runtime_include(), *lib = runtime_lib();
     if (o.print_cflags)
-      printf("-I%s\n", rt);
+      printf("-I%s%s\n", rt, o.pass.mpi && o.pass.target == TARGET_CUDA ? " " STN_MPI_NVCC_FLAGS : "");
     if (o.print_libs)
     {
       if (o.pass.mpi && o.pass.target == TARGET_CUDA)

@@ -7,7 +7,13 @@
  * and the finish. What is exchanged with whom, the messages' boxes
  * and the parts a kernel computes come from stn_mpi.c, so a GPU rank sends
  * exactly the messages a CPU rank would. See stn_cuda.h (distributed runs)
- * and stn_mpi.h. */
+ * and stn_mpi.h.
+ *
+ * Built, like the programs that link it, with nvcc --default-stream
+ * per-thread: stream 0 here and in the generated launches is the host
+ * thread's default stream, which a CUDA-aware MPI's own (blocking) copy
+ * streams do not wait for; the legacy default stream would hold its
+ * copies behind the interior's kernel. */
 #define OMPI_SKIP_MPICXX 1 /* MPI's C interface only, without the deprecated C++ bindings */
 #define MPICH_SKIP_MPICXX 1
 #include "stn_cuda.h"
