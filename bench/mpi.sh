@@ -30,6 +30,7 @@
 #          SCALE_GPUS="2 4"  the GPU counts to scale to (default 2 4 8, up to the machine's)
 #          SCALE_ROWS=a,b  only these rows of scale: himeno, weak, diffusion, lbm, profile, memcheck
 #          SCALE_TIMES=0   scale's bit-for-bit checks only; SCALE_CHECKS=0 its timings only
+#          SCALE_PATHS="aware staged"  the transfer paths scale times (default all)
 #          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
 #          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
 #          MPI_HOME=dir  the MPI installed in dir instead of the PATH's (for
@@ -383,6 +384,7 @@ if want scale && [ "$ngpu" -ge 2 ]; then
   # the paths timed: NCCL, device buffers to MPI where it is CUDA-aware, staged
   spaths="NCCL staged"
   [ "$aware" = true ] && spaths="NCCL aware staged"
+  spaths=${SCALE_PATHS:-$spaths}
   say "scaling: one rank per GPU, against 1 GPU of this machine in the same run; the program's timer, best of 2; NCCL (STN_MPI_NCCL=1 rows): ${STN_NCCL_LIBRARY:-libnccl.so.2 from the loader path}"
   for b in hm hmno hmtb hdet dm dmno lm lmno hs ds ls; do built $b || exit 1; done
   rate() { # the program's rate line, as GFLOPS (Himeno, diffusion3d) or GLUPS (lbm)
