@@ -32,6 +32,7 @@
 #          SCALE_TIMES=0   scale's bit-for-bit checks only; SCALE_CHECKS=0 its timings only
 #          SCALE_PATHS="aware staged"  the transfer paths scale times (default all)
 #          VERIFY_GPU=n  verify on GPU n alone (the ranks share it)
+#          VERIFY_ONLY=regex  verify only the matching examples
 #          STN_NCCL_LIBRARY=path  libnccl.so.2 (default: the Python wheel's, if any)
 #          MPI_HOME=dir  the MPI installed in dir instead of the PATH's (for
 #                     a CUDA-aware Open MPI built for the measurement:
@@ -122,8 +123,8 @@ job() { printf '%s > %s 2>&1\n' "$2" "$T/b.$1.log" >"$T/jobs/$1.sh"; }
 built() { [ -x "$T/$1" ] || { cp "$T/b.$1.log" "$LOG/" 2>/dev/null; say "  $1: BUILD FAILED (b.$1.log)"; fail=1; return 1; }; }
 
 # ---- verify --------------------------------------------------------------
-cases() {
-  cat <<'CASES'
+cases() { # VERIFY_ONLY=regex: only the matching examples
+  grep -E "${VERIFY_ONLY:-.}" <<'CASES'
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|rel:Gosa ::1e-9
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=15|f:float fn:float|rel:Total heat ::1e-9;rel:Peak ::1e-9
 jacobi2d|examples/jacobi2d.stn|--N=70 --M=90 --MAXIT=40|u:double uold:double|rel:Residual ::1e-9;rel:Iterations ::0
