@@ -376,7 +376,9 @@ fi
 # One rank per GPU. "NCCL" rows send the halos GPU to GPU through NCCL
 # (STN_MPI_NCCL=1; the default where it loads); "staged" rows through
 # pinned host buffers and MPI (STN_MPI_STAGED=1; the default where NCCL
-# does not load and MPI is not CUDA-aware, as here). Each size's one-GPU
+# does not load and MPI is not CUDA-aware); "aware" rows, where MPI is
+# CUDA-aware (MPI_HOME=), hand it the device buffers (STN_MPI_NCCL=0: the
+# default where NCCL does not load). Each size's one-GPU
 # time is the --mpi build on one rank of this machine in the same call;
 # the fields (and, built --deterministic-reductions, the printed residual)
 # of every rank count are compared with it bit for bit.
