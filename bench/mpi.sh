@@ -287,13 +287,16 @@ if want verify || want lib; then
   # CPU library (fields 1e-6, and the GPU runs against each other exactly)
   L=$T/lib
   mkdir -p "$L/one" "$L/dist"
-  # linked with what --print-libs names (libstn.a needs HDF5, PNG, ...)
+  # compiled with what --print-cflags names (the runtime's headers, the
+  # per-thread default stream), linked with what --print-libs names
+  # (libstn.a needs HDF5, PNG, ...)
   if { build/stencilc --emit=lib --target=c --deterministic-reductions -o "$L/one/heat.c" examples/embed-make/heat.stn &&
        cc -O2 -I"$L/one" -Iruntime -o "$L/one/host" tests/lit/mpi/Inputs/heat_host.c "$L/one/heat.c" \
          $(build/stencilc --print-libs) &&
        build/stencilc --emit=lib --target=cuda --mpi --deterministic-reductions --cflags="-fmad=false" \
          -o "$L/dist/heat.cu" examples/embed-make/heat.stn &&
-       nvcc -O2 -fmad=false -arch=sm_90 -ccbin mpicxx -I"$L/dist" -Iruntime -c "$L/dist/heat.cu" -o "$L/dist/heat.o" &&
+       nvcc -O2 -fmad=false -arch=sm_90 -ccbin mpicxx -I"$L/dist" $(build/stencilc --mpi --target=cuda --print-cflags) \
+         -c "$L/dist/heat.cu" -o "$L/dist/heat.o" &&
        mpicc -O2 -DHOST_MPI -I"$L/dist" -Iruntime -c tests/lit/mpi/Inputs/heat_host.c -o "$L/dist/host.o" &&
        nvcc -arch=sm_90 -ccbin mpicxx -o "$L/dist/host" "$L/dist/host.o" "$L/dist/heat.o" \
          $(build/stencilc --target=cuda --mpi --print-libs) -Xcompiler -fopenmp; } >"$L/build.log" 2>&1; then
