@@ -9,8 +9,11 @@ sweeps and tables of bench/an5d/run.sh, bench/an5d/measured.csv), it asks
 takes the one of the steps the build fused, and predicts, per point and
 step in picoseconds,
 
-    single steps:  max(bytes / (B 0.9),  c1 + cl neighbours + cf flops + cx special
-                                         + cq neighbours flops / 1000)
+    single steps:  max(bytes / (B 0.9 occ),  c1 + cl neighbours + cf flops + cx special
+                                             + cq neighbours flops / 1000)
+                   (occ = min(1, warps / w0): the kernel's warps a multiprocessor
+                   from ptxas's registers; neighbours: the loads a point issues,
+                   a row's vector and its columns over the points a thread)
     one-step passes of the strip kernel ("strip": true at T = 1; 3-D boxes):
                    max(bytes / (B em),   recompute (p0 + ps wavefronts + pf flops pd + cx special))
                    (recompute: the whole tile computes partial sums; wavefronts:
@@ -32,7 +35,9 @@ Divisions and functions (special) count only where computed at every
 point (not once a call); with no measured 3-D row that has one, 3-D
 takes the 2-D cx. cq (single steps of large stencils: their registers)
 is fitted in 3-D only; no 2-D row is a single step of one; p0, pf,
-ps and pd too (no 2-D kernel takes one-step passes).
+ps and pd too (no 2-D kernel takes one-step passes), and w0 (no 2-D
+single step is short of warps). The single steps' warps come from ptxas:
+those rows' reports run it (slower), the others' do not.
 
 usage: fitmodel.py [--stencilc build/stencilc] [--csv bench/an5d/measured.csv] [--default-weight W]
 """
@@ -47,21 +52,24 @@ import sys
 import numpy as np
 from scipy.optimize import differential_evolution
 
-NAMES = ["c1", "cl", "cf", "c0", "cs", "ks", "rcap", "em", "cx", "cq", "p0", "pf", "ps", "pd"]
+NAMES = ["c1", "cl", "cf", "c0", "cs", "ks", "rcap", "em", "cx", "cq", "p0", "pf", "ps", "pd", "w0"]
 BW = 3000.0
 
 
-def candidate(stencilc, root, stencil, flags):
-    """The model's candidate for the build `flags` makes of bench/an5d/STENCIL.stn."""
+def candidate(stencilc, root, stencil, flags, ptxas=False):
+    """The model's candidate for the build `flags` makes of bench/an5d/STENCIL.stn;
+    a single step's again with ptxas (its warps)."""
     src = os.path.join(root, "bench", "an5d", stencil + ".stn")
-    out = subprocess.run([stencilc, "--target=cuda", "--report=json", "--no-ptxas", *flags.split(), src, "-o", "/dev/stdout"],
-                         capture_output=True, text=True, check=True).stdout
+    out = subprocess.run([stencilc, "--target=cuda", "--report=json", *([] if ptxas else ["--no-ptxas"]), *flags.split(), src,
+                          "-o", "/dev/stdout"], capture_output=True, text=True, check=True).stdout
     rep = json.loads(out)
     k = [k for k in rep["kernels"] if k["name"] == "step"][0]
     tb = k["cuda"]["temporal_blocking"][0]
     steps = tb["steps"] if tb.get("steps") else 1
     cand = tb["model"][steps - 1]
-    return steps, cand, len(rep["kernels"]) and k.get("dims", None)
+    if steps == 1 and not cand.get("strip") and not ptxas:
+        return candidate(stencilc, root, stencil, flags, True)
+    return steps, cand
 
 
 def num(v):
@@ -73,7 +81,8 @@ def num(v):
 def predict(c, steps, cand):
     f = cand["features"]
     if steps == 1 and not cand.get("strip"):
-        mem = f["bytes"] / (BW * 0.9) * 1e3
+        occ = min(1.0, f["warps"] / c["w0"]) if f.get("warps") and c["w0"] > 0 else 1.0
+        mem = f["bytes"] / (BW * 0.9 * occ) * 1e3
         chip = (c["c1"] + c["cl"] * f["neighbours"] + c["cf"] * f["flops"] + c["cx"] * f["special"] +
                 c["cq"] * f["neighbours"] * f["flops"] / 1000)
     elif steps == 1:
@@ -99,7 +108,7 @@ def main():
     rows = []
     with open(a.csv) as fh:
         for r in csv.DictReader(line for line in fh if not line.startswith("#")):
-            steps, cand, _ = candidate(a.stencilc, root, r["stencil"], r["flags"])
+            steps, cand = candidate(a.stencilc, root, r["stencil"], r["flags"])
             dims = 3 if "3d" in r["stencil"] else 2
             # the defaults count DEFAULT_WEIGHT times: the model must predict what --tb=auto builds
             rows.append(dict(r, steps=steps, cand=cand, dims=dims, ps=1000.0 / float(r["gcells"]),
@@ -115,7 +124,7 @@ def main():
         if dims == 3 and not any(r["cand"]["features"]["special"] > 0 for r in rs):
             fixed["cx"] = fitted[2]["cx"]
         if dims == 2:
-            fixed.update(cq=0.0, p0=0.0, pf=0.0, ps=0.0, pd=0.0)
+            fixed.update(cq=0.0, p0=0.0, pf=0.0, ps=0.0, pd=0.0, w0=0.0)
         free = [n for n in NAMES if n not in fixed]
 
         def consts(x):
@@ -128,7 +137,7 @@ def main():
             return sum(r["weight"] * (math.log(predict(c, r["steps"], r["cand"]) / r["ps"])) ** 2 for r in rs)
 
         limits = dict(c1=(0, 20), cl=(0, 2), cf=(0, 0.5), c0=(0, 10), cs=(0, 2), ks=(0, 1), rcap=(0, 200),
-                      em=(0.2, 1.0), cx=(0, 20), cq=(0, 2), p0=(0, 20), pf=(0, 0.5), ps=(0, 2), pd=(0.5, 4))
+                      em=(0.2, 1.0), cx=(0, 20), cq=(0, 2), p0=(0, 20), pf=(0, 0.5), ps=(0, 2), pd=(0.5, 4), w0=(0, 64))
         best = differential_evolution(loss, [limits[n] for n in free], seed=1, tol=1e-8, maxiter=3000, polish=True)
         c = consts(list(best.x))
         x = [c[n] for n in NAMES]

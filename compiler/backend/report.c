@@ -160,7 +160,11 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     char ms[48] = "";
     if (pts >= 0)
       snprintf(ms, sizeof ms, ", %.4f ms a step", ps * pts * 1e-9);
-    const char *one = e->strip && e->steps == 1 ? " (a one-step pass of the strip kernel)" : "";
+    char one[64] = "";
+    if (e->strip && e->steps == 1)
+      snprintf(one, sizeof one, " (a one-step pass of the strip kernel)");
+    else if (e->warps > 0)
+      snprintf(one, sizeof one, " (%.0f warps an SM, from ptxas)", e->warps);
     fprintf(f, "        T=%d  %6.2f ps (memory %.2f, on chip %.2f; %.2fx computed, %.0f registers)%s%s%s%s\n", e->steps,
             ps, tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, ms, one,
             e->steps == chosen ? "  <- chosen" : "", i == best ? "  <- lowest" : "");
@@ -169,6 +173,17 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
                "2026-11-25 and 26, within 4%% of the best on the 27 stencils it timed; the model misses the measured rates by a median "
                "of 11%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
+}
+
+/* The single-step candidates' warps from ptxas's registers for the step
+ * kernel, where it ran (tb_model_occupancy; without ptxas, none). */
+static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg)
+{
+  if (!px.found)
+    return;
+  for (int i = 0; i < loops->len; i++)
+    if (loops->data[i]->tb_model)
+      tb_model_occupancy(loops->data[i]->tb_model, px.regs, kg->block[0] * kg->block[1]);
 }
 
 static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }
@@ -406,6 +421,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
             register_estimate(kg), smem_estimate(gpu, kg));
   find_loops(gpu, &gpu->main, ki, &loops);
+  model_occupancy(&loops, px, kg);
   double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
@@ -516,6 +532,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           px.spill_st, px.spill_ld);
   double model_ps = -1;
   find_loops(gpu, &gpu->main, ki, &loops);
+  model_occupancy(&loops, px, kg);
   for (int i = 0; i < loops.len; i++) {
     const IrTb *tb = loops.data[i]->tb;
     fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);
@@ -539,10 +556,11 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
         else
           fprintf(f, "%s{\"steps\": %d, \"strip\": %s, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
                      "\"registers\": %.1f, \"features\": {\"bytes\": %.4f, \"shared_words\": %.4f, \"flops\": %.1f, "
-                     "\"special\": %.1f, \"neighbours\": %.1f, \"element_bytes\": %d}}", c ? ", " : "", e->steps, e->strip ? "true" : "false",
-                  tb_model_ps(e, o->bandwidth),
+                     "\"special\": %.1f, \"neighbours\": %.4f, \"points_per_thread\": %d, \"warps\": %s, \"element_bytes\": %d}}",
+                  c ? ", " : "", e->steps, e->strip ? "true" : "false", tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
-                  e->special, e->neighbours, e->esz);
+                  e->special, e->neighbours, e->vec > 0 ? e->vec : 1,
+                  e->warps > 0 ? arena_printf(gpu->arena, "%.0f", e->warps) : "null", e->esz);
       }
       fprintf(f, "]");
     }

@@ -281,7 +281,13 @@ typedef struct IrTbCand {
   double flops;            /* per point (a double's counted twice) */
   double special;          /* divisions and functions but fabs, fmin, fmax, floor, ceil per point (doubles twice;
                             * not those computed once a call) */
-  double neighbours;       /* distinct neighbours off the marching axis (single steps), in 4-byte words */
+  double neighbours;       /* single steps: the loads a point issues off the marching axis (a row of
+                            * neighbours, with vec points a thread: one vector and its columns beyond,
+                            * over vec), in 4-byte words */
+  int vec;                 /* single steps: points a thread (vector loads; passes/gpu.c) */
+  double warps;            /* single steps: warps a multiprocessor from ptxas's registers (0: not known;
+                            * tb_model_occupancy) */
+  double w0;               /* the warps past which single steps reach their bandwidth (tbmodel.c) */
   int esz;                 /* bytes of the pairs' widest element (a double's shared-memory load: two wavefronts) */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;

@@ -139,6 +139,25 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
+/* The points a thread of k's single-step kernel will take (what the gpu
+ * pass below decides: 1 where a read wraps or --cuda-strategy=smem), for
+ * the time model (passes/tbmodel.c), which runs before it. */
+int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o)
+{
+  if (k->rank < 2)
+    return 1;
+  for (int j = 0; j < k->nodes.len; j++)
+    for (int d = 0; d < k->rank; d++)
+      if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d])
+        return 1;
+  size_t len;
+  const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
+  if (sv && len == 4 && strncmp(sv, "smem", 4) == 0 && k->rank == 3)
+    return 1;
+  const char *vv = pass_option_for_kernel(o->vec, k->name, &len);
+  return points_per_thread(p, k, vv ? atoi(vv) : 0);
+}
+
 /* CG's apply (3-D stream, two fields read, one written, 14 loads) waits
  * on its loads with too few warps in flight. Software pipelined at 16
  * bytes per row load (two doubles), in 32x4 blocks, under a cap of 72

@@ -73,6 +73,11 @@ int tb_strip_march(const IrKernel *k, const IrTb *t, const PassOptions *o, int s
 int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);
 /* tblock.c: divisions and functions K computes at every point. */
 int tb_point_specials(const IrKernel *k);
+/* gpu.c: the points a thread of k's single-step kernel takes (vector loads) */
+int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o);
+/* tbmodel.c: the single-step candidate's warps a multiprocessor from its
+ * kernel's registers (ptxas) and threads a block; --report calls it */
+void tb_model_occupancy(IrTbModel *m, int regs, int threads);
 /* tblock.c: 2-D threads a block of the strip kernels (cuda: TB_STRIP or TB_SHFL). */
 int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */

@@ -34,10 +34,13 @@
  * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
  * passes at the march each ran with, --march=64 before 13:36), the
  * default builds weighted 20: the fit is off by a median of 11% per row
- * (5% on the 32 default builds, 31 of them within 15%; the miss star3d4r -23%,
- * the stream kernel's single steps at 4 points a thread, whose vector
- * loads the neighbour count does not see; worst the doubles' spill
- * cliffs in sweeps). --tb=auto does not follow it: it follows the
+ * (4% on the 32 default builds, all 32 within 15%, worst star3d2r -15%;
+ * worst the doubles' spill cliffs in sweeps). Single steps count the
+ * loads a point issues (with vec points a thread, a row's vector and its
+ * columns beyond, over vec), and where --report has ptxas's registers,
+ * the warps they leave an SM (tb_model_occupancy): below w0 the memory
+ * term's bandwidth falls in proportion (star3d3r, 103 registers, 16
+ * warps: 4.77 ps a point measured, 4.78 modelled, 4.47 without; 2026-11-27). --tb=auto does not follow it: it follows the
  * measured rules of passes/tblock.c, which the sweep of 2026-11-26 found
  * within 4% of the best schedule on all 27 stencils it timed, where the
  * model's own best was up to 1.6 times slower (star3d1r.double at 6
@@ -46,8 +49,9 @@
 #include "passes/passes.h"
 #include <stdlib.h>
 
-/* picoseconds; single steps (c1, cl: per distinct neighbour off the
- * marching axis, in 4-byte words), fused passes (c0, cs: per shared-memory
+/* picoseconds; single steps (c1, cl: per load a point issues off the
+ * marching axis, in 4-byte words; w0: the warps an SM past which they
+ * reach their bandwidth, 3-D only), fused passes (c0, cs: per shared-memory
  * load or store; ks per register past rcap; em: the fraction of the copy bandwidth
  * their barrier-paced streams reach), per flop (cf) and per division or
  * function (cx), and for single steps per neighbour and thousand flops
@@ -60,12 +64,13 @@
  * registers; box3d4r.double ran 3.5 times slower than box3d4r, where
  * twice the flops and wavefronts said 2; 3-D only):
  * bench/an5d/fitmodel.py's fit, 2026-11-26 (refitted at 12:45 with the
- * one-step passes on whole tiles, and at 13:50 with the march). The fit leaves the one-step passes'
+ * one-step passes on whole tiles, and at 13:50 with the march; 2026-11-27
+ * with the single steps' vector loads and warps). The fit leaves the one-step passes'
  * wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
-typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd; } Consts;
-static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 0.0233, 0.298, 0.0271, 0.49, 0.103, 0.0507, 50.0, 0.525, 0.405, 0.238, 1.46, 0.0212, 0.0, 1.65 };
+typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0; } Consts;
+static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 2.7, 0.218, 0.0278, 0.502, 0.0965, 0.0503, 50.1, 0.525, 0.405, 0.259, 1.46, 0.0212, 0.0, 1.65, 25.8 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -125,7 +130,10 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     if (size_of(p->fields.data[tb->cur[q]].ty) > esz)
       esz = size_of(p->fields.data[tb->cur[q]].ty);
   double flops = k->flops * (esz == 8 ? 2.0 : 1.0);
-  /* distinct neighbours off the marching axis (single steps load them) */
+  /* the loads a point of a single step issues off the marching axis: its
+   * distinct neighbours there, or with vec points a thread, a vector and
+   * the columns beyond it for each row of them, over vec (passes/gpu.c) */
+  int vec1 = gpu_single_step_vec(p, k, o), last = k->rank - 1;
   int seen[256][MAX_RANK], nseen = 0;
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
@@ -138,6 +146,23 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       seen[nseen][1] = n->off[1];
       seen[nseen][2] = n->off[2];
       nseen++;
+    }
+  }
+  double loads1 = nseen;
+  if (vec1 > 1) { /* rows: the neighbours' offsets between the marching axis and the contiguous one */
+    loads1 = 0;
+    for (int s = 0; s < nseen; s++) {
+      int row = k->rank == 3 ? seen[s][1] : 0, lo = seen[s][last], hi = lo, dup = 0;
+      for (int t = 0; t < s && !dup; t++) /* the row's first neighbour counts it */
+        dup = (k->rank == 3 ? seen[t][1] : 0) == row;
+      if (dup)
+        continue;
+      for (int t = s + 1; t < nseen; t++)
+        if ((k->rank == 3 ? seen[t][1] : 0) == row) {
+          lo = seen[t][last] < lo ? seen[t][last] : lo;
+          hi = seen[t][last] > hi ? seen[t][last] : hi;
+        }
+      loads1 += (1.0 + hi - lo) / vec1;
     }
   }
   /* division, square roots and the other functions: many instructions
@@ -159,13 +184,15 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     e->strip = T > 1 || strip1;
     e->flops = flops;
     e->special = special;
-    e->neighbours = nseen * esz / 4.0;
+    e->neighbours = loads1 * esz / 4.0;
+    e->vec = vec1;
     e->esz = esz;
     if (T == 1 && !strip1) {
       e->own = 1;
       e->recompute = 1.0;
       e->bytes = k->bytes_read + k->bytes_written;
-      e->mem_eff = 0.9; /* single steps reach ~90% of the copy bandwidth */
+      e->mem_eff = 0.9; /* single steps reach ~90% of the copy bandwidth, with w0 warps an SM */
+      e->w0 = c->w0;
       e->chip_ps = c->c1 + c->cl * e->neighbours + c->cf * flops + c->cx * special +
                    c->cq * e->neighbours * flops / 1000;
       e->regs = 0;
@@ -236,7 +263,25 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
 
 double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs)
 {
-  return e->bytes / (bandwidth_gbs * e->mem_eff) * 1e3; /* bytes / (GB/s) = ns; in ps */
+  /* a single step with fewer than w0 warps an SM has fewer loads in flight */
+  double occ = e->warps > 0 && e->w0 > 0 && e->warps < e->w0 ? e->warps / e->w0 : 1.0;
+  return e->bytes / (bandwidth_gbs * e->mem_eff * occ) * 1e3; /* bytes / (GB/s) = ns; in ps */
+}
+
+/* H100 (sm_90): 65536 registers a multiprocessor, allocated 256 a warp;
+ * at most 64 warps and 32 blocks */
+void tb_model_occupancy(IrTbModel *m, int regs, int threads)
+{
+  IrTbCand *e = &m->c[0];
+  if (!m->n || e->strip || regs <= 0 || threads <= 0)
+    return;
+  int per_warp = (regs * 32 + 255) / 256 * 256, wpb = (threads + 31) / 32;
+  int blocks = 65536 / (per_warp * wpb);
+  if (blocks > 64 / wpb)
+    blocks = 64 / wpb;
+  if (blocks > 32)
+    blocks = 32;
+  e->warps = (double)blocks * wpb;
 }
 
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
