@@ -40,9 +40,10 @@
  * columns beyond, over vec), and where --report has ptxas's registers,
  * the warps they leave an SM (tb_model_occupancy): below w0 the memory
  * term's bandwidth falls in proportion (star3d3r, 103 registers, 16
- * warps: 4.77 ps a point measured, 4.78 modelled, 4.47 without; 2026-11-27). --tb=auto does not follow it: it follows the
- * measured rules of passes/tblock.c, which the sweep of 2026-11-26 found
- * within 4% of the best schedule on all 27 stencils it timed, where the
+ * warps: 4.77 ps a point measured, 4.78 modelled, 4.47 without;
+ * 2026-11-27). --tb=auto does not follow it: it follows the measured
+ * rules of passes/tblock.c, which the sweep of 2026-11-26 found within
+ * 4% of the best schedule on all 27 stencils it timed, where the
  * model's own best was up to 1.6 times slower (star3d1r.double at 6
  * steps: 185 GCells/s against 297 at 4), and --report prints the model
  * beside the choice (report.c). */
