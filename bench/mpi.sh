@@ -97,7 +97,9 @@ mkdir -p build/runtime
 mpicc -O2 -g -fopenmp -Iruntime -c -o build/runtime/stn_mpi.o runtime/stn_mpi.c &&
   ar rcs build/libstn_mpi.a build/runtime/stn_mpi.o || { echo "mpi.sh: libstn_mpi.a failed"; exit 2; }
 if [ -f runtime/stn_cuda_mpi.cu ]; then
-  nvcc -O2 -arch=sm_90 --default-stream per-thread -ccbin mpicxx -Iruntime -c -o build/runtime/stn_cuda_mpi.o runtime/stn_cuda_mpi.cu &&
+  # with the flags the programs get (the per-thread default stream)
+  nvcc -O2 -arch=sm_90 $(build/stencilc --mpi --target=cuda --print-cflags) -ccbin mpicxx -c -o build/runtime/stn_cuda_mpi.o \
+    runtime/stn_cuda_mpi.cu &&
     ar rcs build/libstn_cuda_mpi.a build/runtime/stn_cuda_mpi.o || { echo "mpi.sh: libstn_cuda_mpi.a failed"; exit 2; }
 fi
 ngpu=$(nvidia-smi -L 2>/dev/null | wc -l)

@@ -559,7 +559,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
                      "\"special\": %.1f, \"neighbours\": %.4f, \"points_per_thread\": %d, \"warps\": %s, \"element_bytes\": %d}}",
                   c ? ", " : "", e->steps, e->strip ? "true" : "false", tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
-                  e->special, e->neighbours, e->vec > 0 ? e->vec : 1,
+                  e->special, e->neighbours, e->vec,
                   e->warps > 0 ? arena_printf(gpu->arena, "%.0f", e->warps) : "null", e->esz);
       }
       fprintf(f, "]");

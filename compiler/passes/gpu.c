@@ -139,23 +139,34 @@ static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
   return want;
 }
 
-/* The points a thread of k's single-step kernel will take (what the gpu
- * pass below decides: 1 where a read wraps or --cuda-strategy=smem), for
- * the time model (passes/tbmodel.c), which runs before it. */
-int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o)
+/* Whether k reads across a periodic boundary. */
+static int reads_wrap(const IrProgram *p, const IrKernel *k)
 {
-  if (k->rank < 2)
-    return 1;
   for (int j = 0; j < k->nodes.len; j++)
     for (int d = 0; d < k->rank; d++)
       if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d])
         return 1;
+  return 0;
+}
+
+/* A naive or stream kernel's points a thread: --vec, else the default. */
+static int vec_for(const IrProgram *p, const IrKernel *k, const PassOptions *o)
+{
   size_t len;
-  const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
-  if (sv && len == 4 && strncmp(sv, "smem", 4) == 0 && k->rank == 3)
-    return 1;
   const char *vv = pass_option_for_kernel(o->vec, k->name, &len);
   return points_per_thread(p, k, vv ? atoi(vv) : 0);
+}
+
+/* The points a thread of k's single-step kernel will take (what pass_gpu
+ * decides: 1 where a read wraps or --cuda-strategy=smem), for the time
+ * model (passes/tbmodel.c), which runs before it. */
+int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o)
+{
+  size_t len;
+  const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
+  if (k->rank < 2 || reads_wrap(p, k) || (sv && len == 4 && strncmp(sv, "smem", 4) == 0 && k->rank == 3))
+    return 1;
+  return vec_for(p, k, o);
 }
 
 /* CG's apply (3-D stream, two fields read, one written, 14 loads) waits
@@ -284,10 +295,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->gpu_atomic = o->atomic_reductions;
-    int wraps = 0;
-    for (int j = 0; j < k->nodes.len; j++)
-      for (int d = 0; d < k->rank; d++)
-        wraps |= k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d];
+    int wraps = reads_wrap(p, k);
     /* --cuda-strategy=S, or K=S,... for some kernels (pass_option_for_kernel) */
     size_t slen;
     const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &slen);
@@ -380,12 +388,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
       const char *rv = pass_option_for_kernel(o->max_regs, k->name, &rlen);
       k->max_regs = rv ? atoi(rv) : 0;
     }
-    k->vec = 1;
-    if ((k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps) {
-      size_t vlen;
-      const char *vv = pass_option_for_kernel(o->vec, k->name, &vlen);
-      k->vec = points_per_thread(p, k, vv ? atoi(vv) : 0);
-    }
+    k->vec = (k->gpu == GPU_NAIVE || k->gpu == GPU_STREAM) && k->rank >= 2 && !wraps ? vec_for(p, k, o) : 1;
     decide_burst(p, k, o);
     int tight = decide_tight(p, k, o);
     int stream = k->gpu == GPU_STREAM || k->gpu == GPU_SMEM;

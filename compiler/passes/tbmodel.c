@@ -150,20 +150,17 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     }
   }
   double loads1 = nseen;
-  if (vec1 > 1) { /* rows: the neighbours' offsets between the marching axis and the contiguous one */
+  if (vec1 > 1) { /* a row: the offset between the marching axis and the contiguous one (3-D) */
     loads1 = 0;
     for (int s = 0; s < nseen; s++) {
-      int row = k->rank == 3 ? seen[s][1] : 0, lo = seen[s][last], hi = lo, dup = 0;
-      for (int t = 0; t < s && !dup; t++) /* the row's first neighbour counts it */
-        dup = (k->rank == 3 ? seen[t][1] : 0) == row;
-      if (dup)
-        continue;
-      for (int t = s + 1; t < nseen; t++)
+      int row = k->rank == 3 ? seen[s][1] : 0, lo = seen[s][last], hi = lo, first = 1;
+      for (int t = 0; t < nseen; t++)
         if ((k->rank == 3 ? seen[t][1] : 0) == row) {
+          first &= t >= s; /* the row's first neighbour counts it */
           lo = seen[t][last] < lo ? seen[t][last] : lo;
           hi = seen[t][last] > hi ? seen[t][last] : hi;
         }
-      loads1 += (1.0 + hi - lo) / vec1;
+      loads1 += first ? (1.0 + hi - lo) / vec1 : 0;
     }
   }
   /* division, square roots and the other functions: many instructions
