@@ -4,7 +4,9 @@
 #
 #   usage: bench/mpi.sh
 #   env:   PARTS=a,b  only these of:
-#            verify   every example built --target=cuda --mpi under 1, 2
+#            verify   every example (and two AN5D stars whose single steps
+#                     are compiled in variants, each also forced with
+#                     STN_VARIANT) built --target=cuda --mpi under 1, 2
 #                     and 4 ranks (on the machine's GPUs, shared where there
 #                     are fewer GPUs than ranks), staged (STN_MPI_STAGED=1)
 #                     and the default path (one rank: copies on the GPU;
@@ -132,6 +134,8 @@ diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=15|f:float fn:float|rel:Tota
 jacobi2d|examples/jacobi2d.stn|--N=70 --M=90 --MAXIT=40|u:double uold:double|rel:Residual ::1e-9;rel:Iterations ::0
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=600|ux:float umag:float|rel:L2 error ::1e-6;rel:Mass change ::1e-3
 cg_poisson|examples/cg_poisson.stn|--N=24|x:double|abs:Iterations ::1;max:Relative residual ::1e-8;max:Solution error ::1e-7
+star3d3r|bench/an5d/star3d3r.stn|--N=45 --STEPS=13|u:float un:float|rel:Checksum ::1e-9
+star3d4r.double|bench/an5d/star3d4r.double.stn|--N=45 --STEPS=13|u:double un:double|rel:Checksum ::1e-9
 CASES
 }
 
@@ -216,6 +220,20 @@ if want verify; then
       done
       say "$line"
     done
+    case $ex in star3d*) # single steps compiled in variants (passes/gpu.c): each forced, 2 ranks
+      line="  $ex variants (STN_VARIANT, 2 ranks, staged):"
+      for vv in 0 1 2; do
+        saves=""
+        for f in $fields; do saves="$saves --save=${f%%:*}=$T/$ex.var$vv.${f%%:*}"; done
+        # shellcheck disable=SC2086
+        if ! (cd "$T" && env STN_VARIANT=$vv STN_MPI_STAGED=1 $MPIRUN -np 2 "$T/$ex.overlap" $args $saves >"$T/$ex.var$vv.out" 2>"$T/$ex.var$vv.err"); then
+          line="$line $vv RUN FAILED"; fail=1; continue
+        fi
+        ok=$(check_run "$ex" "$T/$ex.var$vv.out" "$T/$ex.var$vv" "$fields" "$checks" "$ex")
+        [ "$ok" = 1 ] && line="$line $vv ok" || { line="$line $vv MISMATCH"; fail=1; }
+      done
+      say "$line" ;;
+    esac
     if command -v compute-sanitizer >/dev/null; then
       # shellcheck disable=SC2086
       sargs=$args

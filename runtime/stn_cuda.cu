@@ -48,6 +48,52 @@ bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
   return pays;
 }
 
+/* The variant a kernel runs (stn_variant): the first if its registers, as
+ * ptxas gave them for this GPU, leave a multiprocessor 24 warps, else the
+ * one that leaves the most (the earlier on a tie). Single steps of 3-D
+ * stars and boxes on the H100 lose a quarter of their rate from 24 to 16
+ * warps an SM: star3d2r 301.7 GCells/s at 24, 239.8 at 16; star3d3r 209.8
+ * at 16 in bursts of 4 points a thread, 257.7 at 32 with 2 points
+ * (docs/benchmarks.md, 2026-11-27). STN_VARIANT=n runs variant n (from 0)
+ * instead, for tests and measurements; --profile tells the choice. */
+int stn_cuda_pick_variant(stn_tune *t, const stn_variant *v, const void *const *fns, int n)
+{
+  int warps[8], regs[8], pick = -1;
+  for (int i = 0; i < n && i < 8; i++) {
+    int blocks = 0, threads = v[i].bx * v[i].by;
+    cudaFuncAttributes a;
+    STN_CUDA_CHECK(cudaFuncGetAttributes(&a, fns[i]));
+    STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, fns[i], threads, 0));
+    regs[i] = a.numRegs;
+    warps[i] = blocks * ((threads + 31) / 32);
+  }
+  const char *env = getenv("STN_VARIANT");
+  if (env && *env) {
+    char *end;
+    long want = strtol(env, &end, 10);
+    if (*end || want < 0 || want >= n)
+      stn_fatal("STN_VARIANT=%s: kernel %s has variants 0 to %d; unset STN_VARIANT to let the program choose", env,
+                t->kernel, n - 1);
+    pick = (int)want;
+  } else if (warps[0] >= 24) {
+    pick = 0;
+  } else {
+    pick = 0;
+    for (int i = 1; i < n && i < 8; i++)
+      if (warps[i] > warps[pick])
+        pick = i;
+  }
+  if (stn_profiling) {
+    fprintf(stderr, "%s: variant %d of %d (%s)%s:", t->kernel, pick, n, v[pick].strategy, env && *env ? ", STN_VARIANT" : "");
+    for (int i = 0; i < n && i < 8; i++)
+      fprintf(stderr, "%s %d: %d registers, %d warps an SM", i ? ";" : "", i, regs[i], warps[i]);
+    fputc('\n', stderr);
+  }
+  t->strategy = v[pick].strategy;
+  t->bx = v[pick].bx, t->by = v[pick].by, t->march = v[pick].march, t->marches = v[pick].marches;
+  return pick;
+}
+
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
 {
   cudaError_t err = cudaGetLastError();

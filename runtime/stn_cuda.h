@@ -435,6 +435,17 @@ typedef struct stn_tune {
   int done;
 } stn_tune;
 
+/* A kernel compiled in variants (passes/gpu.c, decide_variants: 3-D
+ * stream kernels whose planes may not leave an SM enough warps): points a
+ * thread, block, march (planes a block; a burst's planes), and whether
+ * --autotune may change the march. Its first call picks one
+ * (stn_cuda_pick_variant) and sets the stn_tune's shape from it. */
+typedef struct stn_variant {
+  const char *strategy;
+  int vec, bx, by, march, marches;
+} stn_variant;
+int stn_cuda_pick_variant(stn_tune *t, const stn_variant *v, const void *const *fns, int n);
+
 extern int stn_cuda_autotune;
 int stn_cuda_tune_lookup(stn_tune *t, const stn_grid *g);
 void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double default_ms, int tried, double seconds);

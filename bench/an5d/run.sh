@@ -180,17 +180,36 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       else
         line="$line(u alone MISMATCH)"; fail=1
       fi
+      # a kernel compiled in variants (passes/gpu.c, decide_variants): the
+      # ones its first call did not pick, forced with STN_VARIANT
+      variants=-  # one run, STN_VARIANT unset
+      if grep -q stn_cuda_pick_variant "$exe" 2>/dev/null; then
+        variants="0 1 2"
+        for v in 0 1 2; do
+          # shellcheck disable=SC2086
+          if STN_VARIANT=$v STN_TB=1 "$exe" $args --save=u="$exe.u$v" --save=un="$exe.un$v" > "$exe.out$v" 2>&1 &&
+             build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.u$v" "$B/$c.cpu.u" >> "$LOG/an5d.log" 2>&1 &&
+             build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.un$v" "$B/$c.cpu.un" >> "$LOG/an5d.log" 2>&1; then
+            line="$line(variant $v ok)"
+          else
+            line="$line(variant $v MISMATCH)"; fail=1
+          fi
+        done
+      fi
       # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default, T = 3 and 8, and
-      # every entry with flags of its own
+      # every entry with flags of its own (each variant where there are several)
       case "${AN5D_SANITIZE:-0}:$t" in
         1:default|1:3|1:8|1:*:*)
-          for tool in racecheck memcheck; do
-            # shellcheck disable=SC2086
-            if STN_TB=1 compute-sanitizer --tool $tool --error-exitcode 9 "$exe" $args > "$exe.$tool" 2>&1; then
-              line="$line($tool clean)"
-            else
-              line="$line($tool: $(grep -m1 -E 'ERROR|Error|error' "$exe.$tool" | cut -c1-80))"; fail=1
-            fi
+          for v in $variants; do
+            [ "$v" = - ] && v=
+            for tool in racecheck memcheck; do
+              # shellcheck disable=SC2086
+              if env ${v:+STN_VARIANT=$v} STN_TB=1 compute-sanitizer --tool $tool --error-exitcode 9 "$exe" $args > "$exe.$tool" 2>&1; then
+                line="$line($tool${v:+ $v} clean)"
+              else
+                line="$line($tool${v:+ $v}: $(grep -m1 -E 'ERROR|Error|error' "$exe.$tool" | cut -c1-80))"; fail=1
+              fi
+            done
           done ;;
       esac
     done

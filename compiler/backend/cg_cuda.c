@@ -799,6 +799,27 @@ static void print_smem_body(Buf *b, const IrProgram *p, const IrKernel *k, Print
   buf_puts(b, "    }\n    __syncthreads();\n  }\n");
 }
 
+/* The name of variant v of k's device kernel (v = 0: the first, or the
+ * only one). */
+static const char *kernel_fn(const IrProgram *p, const IrKernel *k, int v)
+{
+  return v ? arena_printf(p->arena, "%s_kernel_alt%d_", k->name, v) : arena_printf(p->arena, "%s_kernel_", k->name);
+}
+
+/* k with variant v's shape (passes/gpu.c, decide_variants) in place of
+ * the first's. */
+static IrKernel kernel_variant(const IrKernel *k, int v)
+{
+  IrKernel kv = *k;
+  kv.vec = k->variant[v].vec;
+  kv.gpu_burst = k->variant[v].burst;
+  kv.block[0] = k->variant[v].bx;
+  kv.block[1] = k->variant[v].by;
+  kv.march = k->variant[v].march;
+  kv.gpu_guard_sides = kv.vec > 1;
+  return kv;
+}
+
 /* Appends text to b with every line but empty ones indented by depth more
  * levels (the launch inside --mpi's loop over parts). */
 static void append_indented(Buf *b, const char *text, int depth)
@@ -827,7 +848,8 @@ static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const in
   const char *last = index_name(r - 1);
   buf_puts(b, "    auto launch_ = [&](int bx_, int by_, int march_, bool check_) {\n");
   /* Columns a block covers: threads x points per thread. */
-  const char *vbx = k->vec > 1 ? arena_printf(p->arena, "(%d * bx_)", k->vec) : "bx_";
+  const char *vbx = k->nvariants ? "(variants_[variant_].vec * bx_)"
+                    : k->vec > 1 ? arena_printf(p->arena, "(%d * bx_)", k->vec) : "bx_";
   /* Grid: x over the contiguous dimension (from a 32-aligned start), then y, then z. */
   if (k->gpu == GPU_STREAM && r == 2) {
     buf_puts(b, "      const dim3 block(bx_ * by_, 1, 1);\n");
@@ -866,11 +888,15 @@ static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const in
         buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
     buf_puts(b, ";\n");
   }
-  buf_printf(b, "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<int>, ", gname, pdl,
-             k->name);
-  print_launch_args(b, p, k, use_level, hpr, gname);
-  buf_printf(b, "      else\n        stn_cuda_launch(%s, grid, block, 0, %s_kernel_<long>, ", pdl, k->name);
-  print_launch_args(b, p, k, use_level, hpr, gname);
+  for (int wide = 0; wide < 2; wide++) {
+    const char *ity = wide ? "long" : "int";
+    buf_printf(b, wide ? "      else\n        stn_cuda_launch(%s, grid, block, 0, " :
+                         "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, ", wide ? pdl : gname, pdl);
+    for (int v = 1; v < k->nvariants; v++)
+      buf_printf(b, "variant_ == %d ? %s<%s> : ", v, kernel_fn(p, k, v), ity);
+    buf_printf(b, "%s<%s>, ", kernel_fn(p, k, 0), ity);
+    print_launch_args(b, p, k, use_level, hpr, gname);
+  }
   for (int f = 0; f < p->fields.len; f++)
     if (ir_stores_field(k, f))
       buf_printf(b, "      stn_cuda_wrote(&%s_);\n", p->fields.data[f].name);
@@ -945,6 +971,23 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
     buf_puts(b, "NULL");
   buf_printf(b, ", %d, %d, 0 };\n", bound, k->gpu != GPU_NAIVE && !k->gpu_burst); /* a burst is the march */
   print_prof_decl(b, k, 1);
+  if (k->nvariants) {
+    /* passes/gpu.c, decide_variants; runtime/stn_cuda.h, stn_cuda_pick_variant */
+    buf_printf(b, "  /* %s is compiled in %d variants: the first call runs the first if its registers leave an SM "
+                  "24 warps,\n   * else the one that leaves the most (STN_VARIANT=n forces one) */\n", k->name, k->nvariants);
+    buf_printf(b, "  static const stn_variant variants_[%d] = {", k->nvariants);
+    for (int v = 0; v < k->nvariants; v++) {
+      const char *st = k->variant[v].vec > 1 ? arena_printf(p->arena, "stream-v%d", k->variant[v].vec) : "stream";
+      if (k->variant[v].burst)
+        st = arena_printf(p->arena, "%s-b%d", st, k->variant[v].burst);
+      buf_printf(b, "%s\n    { \"%s\", %d, %d, %d, %d, %d }", v ? "," : "", st, k->variant[v].vec, k->variant[v].bx,
+                 k->variant[v].by, k->variant[v].march, !k->variant[v].burst);
+    }
+    buf_puts(b, "\n  };\n  static int variant_ = -1;\n  if (variant_ < 0) {\n    const void *const fns_[] = {");
+    for (int v = 0; v < k->nvariants; v++)
+      buf_printf(b, "%s(const void *)%s<int>", v ? ", " : " ", kernel_fn(p, k, v));
+    buf_printf(b, " };\n    variant_ = stn_cuda_pick_variant(&tune_, variants_, fns_, %d);\n  }\n", k->nvariants);
+  }
   if (!dist) {
     if (nred)
       cuda_print_red_decls(b, k);
@@ -1041,24 +1084,24 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
   buf_puts(b, "}\n\n");
 }
 
-static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
+/* The device kernel fn (k's variant v). */
+static void print_device_kernel(Buf *b, const IrProgram *p, const IrKernel *k, int v, const int *use_level,
+                                char **dnames)
 {
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
-  ir_count_uses((IrKernel *)k);
-  int *use_level = use_levels(k);
-  char **names = value_names(p, k, use_level);
-  char **dnames = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
-  for (int i = 0; i < k->nodes.len; i++)
-    dnames[i] = cuda_passed(k, use_level, i) ? (char *)cuda_passed_name(p, k, names, i) : k->nodes.data[i].level == 0 ? NULL : names[i];
+  const char *fn = kernel_fn(p, k, v);
   int nthreads = k->block[0] * k->block[1] * k->block[2];
   if (k->gpu == GPU_STREAM && k->rank == 2)
     nthreads = k->block[0] * k->block[1];
-
-  /* ---- the device kernel ---- */
-  print_mpi_exchange_decl(b, p, k);
-  print_kernel_title(b, p, k);
-  buf_printf(b, "\n * strategy %s\n * block %dx%d", k->gpu_why, k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
+  if (!v) {
+    print_mpi_exchange_decl(b, p, k);
+    print_kernel_title(b, p, k);
+    buf_printf(b, "\n * strategy %s", k->gpu_why);
+  } else {
+    buf_printf(b, "/* kernel %s, variant %d of %d (the first call picks one: see %s_)", k->name, v, k->nvariants, k->name);
+  }
+  buf_printf(b, "\n * block %dx%d", k->gpu == GPU_STREAM && k->rank == 2 ? nthreads : k->block[0],
              k->gpu == GPU_STREAM && k->rank == 2 ? 1 : k->block[1]);
   if (k->gpu != GPU_NAIVE)
     buf_printf(b, ", marching %d planes along i", k->march);
@@ -1066,6 +1109,8 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_puts(b, ",\n * software pipelined: the next plane's rows load while this one computes");
   if (k->gpu_burst)
     buf_printf(b, ",\n * in a burst: each thread loads its %d planes' rows, then computes them", k->gpu_burst);
+  else if (k->nvariants && k->gpu == GPU_STREAM)
+    buf_puts(b, ",\n * plane by plane");
   if (k->gpu == GPU_SMEM)
     buf_printf(b, ", field %s staged in shared memory (reach %d:%d:%d)", p->fields.data[k->smem_field].name,
                k->smem_r[0], k->smem_r[1], k->smem_r[2]);
@@ -1073,19 +1118,18 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
     buf_printf(b, ",\n * %d points per thread along %s (vector loads)", k->vec, index_name(k->rank - 1));
   if (k->gpu_guard_sides)
     buf_puts(b, ",\n * the columns beyond a thread's points loaded only for points inside the region");
+  if (!v && k->nvariants)
+    buf_printf(b, ";\n * compiled in %d variants, of which the first call picks one (%s_)", k->nvariants, k->name);
   buf_puts(b, " */\n");
   /* I: the index type, int when the grid's allocation has fewer than 2^31
    * elements (cheaper address arithmetic), long otherwise. */
   /* Launch bounds (k->max_threads, the gpu pass), or with --max-regs a
    * register cap in their place. */
-  int bound = k->max_threads;
-  if (k->max_regs) {
-    buf_printf(b, "template <typename I>\n__global__ void __maxnreg__(%d) %s_kernel_(const stn_grid %s", k->max_regs, k->name,
+  if (k->max_regs)
+    buf_printf(b, "template <typename I>\n__global__ void __maxnreg__(%d) %s(const stn_grid %s", k->max_regs, fn, gname);
+  else
+    buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s(const stn_grid %s", k->max_threads, fn,
                gname);
-  } else {
-    buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_kernel_(const stn_grid %s", bound, k->name,
-               gname);
-  }
   for (int f = 0; f < p->fields.len; f++) {
     int r = ir_reads_field(k, f), w = ir_stores_field(k, f);
     /* A programmatic launch runs beside the launch before it, which may
@@ -1141,9 +1185,29 @@ static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const vo
   }
   cuda_print_block_reduce(b, p, k, "threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0");
   buf_puts(b, "}\n\n");
+}
+
+static void print_kernel(Buf *b, const IrProgram *p, const IrKernel *k, const void *opts)
+{
+  ir_count_uses((IrKernel *)k);
+  int *use_level = use_levels(k);
+  char **names = value_names(p, k, use_level);
+  char **dnames = xrealloc(NULL, sizeof(char *) * (size_t)(k->nodes.len + 1));
+  for (int i = 0; i < k->nodes.len; i++)
+    dnames[i] = cuda_passed(k, use_level, i) ? (char *)cuda_passed_name(p, k, names, i) : k->nodes.data[i].level == 0 ? NULL : names[i];
+  int nthreads = k->block[0] * k->block[1] * k->block[2];
+  if (k->gpu == GPU_STREAM && k->rank == 2)
+    nthreads = k->block[0] * k->block[1];
+
+  /* ---- the device kernel, and its variants ---- */
+  print_device_kernel(b, p, k, 0, use_level, dnames);
+  for (int v = 1; v < k->nvariants; v++) {
+    IrKernel kv = kernel_variant(k, v);
+    print_device_kernel(b, p, &kv, v, use_level, dnames);
+  }
 
   /* ---- the host wrapper ---- */
-  print_wrapper(b, p, k, use_level, names, nthreads, bound);
+  print_wrapper(b, p, k, use_level, names, nthreads, k->max_threads);
   free(use_level);
   free(names);
   free(dnames);

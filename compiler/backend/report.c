@@ -35,13 +35,22 @@ typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
 
 /* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
  * NAME_kernel_ (or NAME_tb_kernel_). */
+static Ptxas ptxas_fn(const char *text, const char *fn);
 static Ptxas ptxas_for(const char *text, const char *name, int tb)
+{
+  char fn[256];
+  snprintf(fn, sizeof fn, "%s_%skernel_", name, tb ? "tb_" : "");
+  return ptxas_fn(text, fn);
+}
+
+/* The same for the device function fn (a kernel's variant: backend/cg_cuda.c). */
+static Ptxas ptxas_fn(const char *text, const char *fn)
 {
   Ptxas r = { 0 };
   if (!text)
     return r;
-  char want[256];
-  snprintf(want, sizeof want, "_Z%zu%s_%skernel_IiE", strlen(name) + (tb ? 11 : 8), name, tb ? "tb_" : "");
+  char want[300];
+  snprintf(want, sizeof want, "_Z%zu%sIiE", strlen(fn), fn);
   const char *at = strstr(text, want);
   if (!at)
     return r;
@@ -172,18 +181,66 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
   if (best >= 0 && m->c[best].steps != chosen)
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
                "2026-11-25 and 26, within 4%% of the best on the 27 stencils it timed; the model misses the measured rates by a median "
-               "of 11%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
+               "of 10%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
+}
+
+/* The variant of a kernel compiled in several (passes/gpu.c,
+ * decide_variants) that its first call will run on an sm_90 GPU, by
+ * ptxas's registers as the runtime picks (runtime/stn_cuda.cu,
+ * stn_cuda_pick_variant): the first if it leaves an SM 24 warps, else the
+ * one that leaves the most (the earlier on a tie); -1 without ptxas. px[v], warps[v]: each
+ * variant's. */
+static int variant_picked(const ReportOptions *o, const IrKernel *kg, Ptxas *px, int *warps)
+{
+  int pick = -1;
+  for (int v = 0; v < kg->nvariants; v++) {
+    char fn[256];
+    snprintf(fn, sizeof fn, v ? "%s_kernel_alt%d_" : "%s_kernel_", kg->name, v);
+    px[v] = ptxas_fn(o->ptxas, fn);
+    if (!px[v].found)
+      return -1;
+    warps[v] = tb_model_warps(px[v].regs, kg->variant[v].bx * kg->variant[v].by);
+    if (pick < 0 || (warps[0] < 24 && warps[v] > warps[pick]))
+      pick = v;
+  }
+  return pick;
 }
 
 /* The single-step candidates' warps from ptxas's registers for the step
- * kernel, where it ran (tb_model_occupancy; without ptxas, none). */
-static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg)
+ * kernel, where it ran (tb_model_occupancy; without ptxas, none), as the
+ * variant the program will run where it has several. */
+static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg, const ReportOptions *o)
 {
-  if (!px.found)
+  Ptxas pv[3];
+  int warps[3], pick = kg->nvariants ? variant_picked(o, kg, pv, warps) : -1;
+  for (int i = 0; i < loops->len; i++) {
+    IrTbModel *m = loops->data[i]->tb_model;
+    if (m && pick >= 0)
+      tb_model_single_variant(m, kg, kg->variant[pick].vec, pv[pick].regs, kg->variant[pick].bx * kg->variant[pick].by);
+    else if (m && px.found && !kg->nvariants)
+      tb_model_occupancy(m, px.regs, kg->block[0] * kg->block[1]);
+  }
+}
+
+/* The variants' line of the text report. */
+static void variants_text(FILE *f, const ReportOptions *o, const IrKernel *kg)
+{
+  if (!kg->nvariants)
     return;
-  for (int i = 0; i < loops->len; i++)
-    if (loops->data[i]->tb_model)
-      tb_model_occupancy(loops->data[i]->tb_model, px.regs, kg->block[0] * kg->block[1]);
+  Ptxas pv[3];
+  int warps[3], pick = variant_picked(o, kg, pv, warps);
+  fprintf(f, "    variants:    compiled %d ways; the first call runs the first if its registers leave an SM 24 "
+             "warps, else the one that leaves the most (STN_VARIANT=n forces one)\n", kg->nvariants);
+  for (int v = 0; v < kg->nvariants; v++) {
+    fprintf(f, "      %d: %d point%s a thread, %s, block %dx%d", v, kg->variant[v].vec, kg->variant[v].vec > 1 ? "s" : "",
+            kg->variant[v].burst ? "bursts of 2 planes" : "plane by plane", kg->variant[v].bx, kg->variant[v].by);
+    if (pick >= 0)
+      fprintf(f, ": %d registers, %d bytes spilled, %d warps an SM (ptxas, sm_90)%s", pv[v].regs, pv[v].spill_st, warps[v],
+              v == pick ? "  <- runs" : "");
+    fputc('\n', f);
+  }
+  if (pick < 0)
+    fprintf(f, "      (ptxas not run: the program picks at run time)\n");
 }
 
 static const char *strategy_name(GpuStrategy g) { return g == GPU_NAIVE ? "naive" : g == GPU_STREAM ? "stream" : "smem"; }
@@ -420,8 +477,9 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   else
     fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
             register_estimate(kg), smem_estimate(gpu, kg));
+  variants_text(f, o, kg);
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, kg);
+  model_occupancy(&loops, px, kg, o);
   double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
@@ -525,6 +583,19 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
       json_str(f, kg->gpu_rejected[s]);
       fprintf(f, "}");
     }
+  fprintf(f, "],\n       \"variants\": [");
+  {
+    Ptxas pv[3];
+    int warps[3], pick = kg->nvariants ? variant_picked(o, kg, pv, warps) : -1;
+    for (int v = 0; v < kg->nvariants; v++) {
+      fprintf(f, "%s{\"vec\": %d, \"burst\": %d, \"block\": [%d, %d], ", v ? ", " : "", kg->variant[v].vec,
+              kg->variant[v].burst, kg->variant[v].bx, kg->variant[v].by);
+      if (pick >= 0)
+        fprintf(f, "\"registers\": %d, \"warps\": %d, \"runs\": %s}", pv[v].regs, warps[v], v == pick ? "true" : "false");
+      else
+        fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
+    }
+  }
   Ptxas px = ptxas_for(o->ptxas, k->name, 0);
   fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
              "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
@@ -532,7 +603,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           px.spill_st, px.spill_ld);
   double model_ps = -1;
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, kg);
+  model_occupancy(&loops, px, kg, o);
   for (int i = 0; i < loops.len; i++) {
     const IrTb *tb = loops.data[i]->tb;
     fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);

@@ -119,19 +119,24 @@ static int column_range(const IrKernel *k, int f, int *lo, int *hi)
  * 96.9 (4 points, 64x2), M 87.5 -> 90.4, without its residual 96.0 ->
  * 96.6; diffusion3d 81.3 -> 86.9 (4 points, 32x2); two points gain
  * little (82.7), and CG's apply (double) loses with two (78.8 -> 74.1). */
-static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
+/* The widest element a kernel loads or stores, in bytes (4 or 8). */
+static int elem_bytes(const IrProgram *p, const IrKernel *k)
 {
-  int es = 4, reach = 0, last = k->rank - 1;
   for (int i = 0; i < k->nodes.len; i++)
-    if (k->nodes.data[i].op == OP_LOAD) {
-      if (p->fields.data[k->nodes.data[i].ref].ty == TY_DOUBLE)
-        es = 8;
-      if (abs(k->nodes.data[i].off[last]) > reach)
-        reach = abs(k->nodes.data[i].off[last]);
-    }
+    if (k->nodes.data[i].op == OP_LOAD && p->fields.data[k->nodes.data[i].ref].ty == TY_DOUBLE)
+      return 8;
   for (int e = 0; e < k->effects.len; e++)
     if (k->effects.data[e].kind == EFF_STORE && p->fields.data[k->effects.data[e].ref].ty == TY_DOUBLE)
-      es = 8;
+      return 8;
+  return 4;
+}
+
+static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
+{
+  int es = elem_bytes(p, k), reach = 0, last = k->rank - 1;
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_LOAD && abs(k->nodes.data[i].off[last]) > reach)
+      reach = abs(k->nodes.data[i].off[last]);
   if (!want)
     want = k->rank == 3 && es == 4 && !many_loads(k) ? 4 : 1;
   while (want > 1 && (want * es > 16 || want - 1 + 2 * reach > 16))
@@ -147,6 +152,84 @@ static int reads_wrap(const IrProgram *p, const IrKernel *k)
       if (k->nodes.data[j].op == OP_LOAD && k->nodes.data[j].off[d] && p->grids.data[k->grid].periodic[d])
         return 1;
   return 0;
+}
+
+/* The 32-bit words a thread of a 3-D stream kernel that reads one field
+ * holds at `vec` points a thread in bursts of 2 planes (decide_burst): its
+ * column's planes (the queue, one more for the burst) and both planes'
+ * other loads, as vectors; 0 for kernels of any other kind, or shaped by
+ * an option (--cuda-strategy other than stream, --vec, --burst, --block,
+ * --march, --max-regs, -fstream-pipeline). */
+static int burst_words(const IrProgram *p, const IrKernel *k, const PassOptions *o, int vec)
+{
+  size_t len;
+  const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
+  if (k->rank != 3 || (sv && !(len == 6 && strncmp(sv, "stream", 6) == 0)) || reads_wrap(p, k) ||
+      !stream_pays(p, k, NULL, NULL) || fields_read(p, k) != 1 || many_loads(k) || o->stream_pipeline ||
+      o->block[0] || o->march || pass_option_for_kernel(o->vec, k->name, &len) ||
+      pass_option_for_kernel(o->burst, k->name, &len) || pass_option_for_kernel(o->max_regs, k->name, &len))
+    return 0;
+  int words = 0;
+  for (int f = 0; f < p->fields.len; f++) {
+    int lo, hi, w = p->fields.data[f].ty == TY_DOUBLE ? 2 : 1, column = column_range(k, f, &lo, &hi);
+    if (column)
+      words += (hi - lo + 2) * vec * w;
+    for (int i = 0; i < k->nodes.len; i++) {
+      const IrNode *n = &k->nodes.data[i];
+      if (n->op == OP_LOAD && n->ref == f && !(column && n->off[1] == 0 && n->off[2] == 0))
+        words += 2 * vec * w;
+    }
+  }
+  return words;
+}
+
+/* Variants (IrKernel.variant). A 3-D stream kernel that reads one field
+ * goes in bursts of 2 planes at 4 points a thread (floats): with a wide
+ * reach its planes fill the registers, and an SM holds fewer warps,
+ * which single steps need to keep enough loads in flight. Which shape
+ * keeps enough depends on what ptxas makes of the kernel (star3d3r: 103
+ * registers, 16 warps an SM; at 2 points a thread 61, 32 warps; plane by
+ * plane at 4 points 77; star3d4r: 128 and spills, 81, 64), so such a
+ * kernel is compiled three ways: the widest vector (16 bytes) in bursts,
+ * half of it in bursts, and plane by plane in 32x4 blocks (4 floats, or 1
+ * double). The program's first call runs the first if the registers of
+ * the GPU's own build leave an SM 24 warps, else the one that leaves the
+ * most (runtime/stn_cuda.cu, stn_cuda_pick_variant). Single steps on the
+ * H100, GCells/s and warps an SM (docs/benchmarks.md, 2026-11-27 09:40
+ * and 10:05; * the one picked):
+ *
+ *                     widest, burst   half, burst   plane by plane 32x4
+ *   star3d2r          301.7 (24) *    269.5 (40)    299.6 (36)
+ *   star3d3r          209.8 (16)      257.7 (32) *  225.2 (24)
+ *   star3d4r          195.3 (16)      156.7 (16)    244.0 (32) *
+ *   box3d1r --tb=1    199.3 (16)      186.7 (24)    249.6 (48) *
+ *   star3d2r.double   167.6 (32) *    132.8 (32)    121.0 (36)
+ *   star3d3r.double   124.4 (16)       99.7 (24)    131.1 (48) *
+ *   star3d4r.double    70.9 (spills)   68.6 (16)    101.5 (32) *
+ *
+ * Kernels whose words (burst_words) at the widest vector are at most 64
+ * (diffusion3d, star3d1r: 48) keep one version; doubles there keep one
+ * point a thread (CG's apply and the 7-point stars measured within 3%). */
+static void decide_variants(const IrProgram *p, IrKernel *k, const PassOptions *o)
+{
+  k->nvariants = 0;
+  int es = elem_bytes(p, k), wide = 16 / es;
+  if (k->gpu != GPU_STREAM || !k->gpu_burst || k->gpu_tight || points_per_thread(p, k, wide) != wide ||
+      burst_words(p, k, o, wide) <= 64)
+    return;
+  int vecs[3] = { wide, wide / 2, es == 4 ? 4 : 1 };
+  for (int v = 0; v < 3; v++) {
+    int bx = v == 2 ? 32 : 128 / vecs[v], by = v == 2 ? 4 : 256 / bx;
+    k->variant[v].vec = vecs[v];
+    k->variant[v].burst = v == 2 ? 0 : 2;
+    k->variant[v].bx = bx;
+    k->variant[v].by = by;
+    k->variant[v].march = v == 2 ? 4 : 2;
+  }
+  k->nvariants = 3;
+  k->vec = k->variant[0].vec;
+  k->block[0] = k->variant[0].bx;
+  k->block[1] = k->variant[0].by;
 }
 
 /* A naive or stream kernel's points a thread: --vec, else the default. */
@@ -166,6 +249,9 @@ int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions
   const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
   if (k->rank < 2 || reads_wrap(p, k) || (sv && len == 4 && strncmp(sv, "smem", 4) == 0 && k->rank == 3))
     return 1;
+  int wide = 16 / elem_bytes(p, k); /* decide_variants' first */
+  if (points_per_thread(p, k, wide) == wide && burst_words(p, k, o, wide) > 64)
+    return wide;
   return vec_for(p, k, o);
 }
 
@@ -403,6 +489,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
     k->block[0] = o->block[0] ? o->block[0] : def_x;
     k->block[1] = k->rank >= 2 ? (o->block[1] ? o->block[1] : (o->block[0] ? 1 : def_y)) : 1;
     k->block[2] = 1;
+    decide_variants(p, k, o);
     if (k->gpu == GPU_SMEM) {
       /* The staged planes are static shared memory, at most 48 KiB a
        * block: narrower blocks until they fit, else stream (a 3-D box of

@@ -78,6 +78,8 @@ int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions
 /* tbmodel.c: the single-step candidate's warps a multiprocessor from its
  * kernel's registers (ptxas) and threads a block; --report calls it */
 void tb_model_occupancy(IrTbModel *m, int regs, int threads);
+int tb_model_warps(int regs, int threads);
+void tb_model_single_variant(IrTbModel *m, const IrKernel *k, int vec, int regs, int threads);
 /* tblock.c: 2-D threads a block of the strip kernels (cuda: TB_STRIP or TB_SHFL). */
 int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o);
 /* tblock.c: 2-D TB_STRIP's columns per thread at `steps` fused steps. */

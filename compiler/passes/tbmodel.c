@@ -28,20 +28,22 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 490
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 589
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
- * default builds, docs/benchmarks.md 2026-11-25 and 26; the one-step
+ * default builds, docs/benchmarks.md 2026-11-25 to 27; the one-step
  * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
  * passes at the march each ran with, --march=64 before 13:36), the
- * default builds weighted 20: the fit is off by a median of 11% per row
- * (4% on the 32 default builds, all 32 within 15%, worst star3d2r -15%;
- * worst the doubles' spill cliffs in sweeps). Single steps count the
+ * default builds weighted 20: the fit is off by a median of 10% per row
+ * (5% on the 34 default builds, all 34 within 15%, worst star2d2r.double
+ * -15%, star3d3r -13%; worst the doubles' spill cliffs in sweeps). Single steps count the
  * loads a point issues (with vec points a thread, a row's vector and its
  * columns beyond, over vec), and where --report has ptxas's registers,
  * the warps they leave an SM (tb_model_occupancy): below w0 the memory
- * term's bandwidth falls in proportion (star3d3r, 103 registers, 16
- * warps: 4.77 ps a point measured, 4.78 modelled, 4.47 without;
- * 2026-11-27). --tb=auto does not follow it: it follows the measured
+ * term's bandwidth falls in proportion (star3d3r at 4 points a thread,
+ * 103 registers, 16 warps: 4.77 ps a point measured, 5.44 modelled, 4.09
+ * without; 2026-11-27). A kernel compiled in variants (passes/gpu.c) is
+ * modelled as the variant ptxas's registers pick (report.c,
+ * tb_model_single_variant), or without ptxas as the first. --tb=auto does not follow it: it follows the measured
  * rules of passes/tblock.c, which the sweep of 2026-11-26 found within
  * 4% of the best schedule on all 27 stencils it timed, where the
  * model's own best was up to 1.6 times slower (star3d1r.double at 6
@@ -66,12 +68,12 @@
  * twice the flops and wavefronts said 2; 3-D only):
  * bench/an5d/fitmodel.py's fit, 2026-11-26 (refitted at 12:45 with the
  * one-step passes on whole tiles, and at 13:50 with the march; 2026-11-27
- * with the single steps' vector loads and warps). The fit leaves the one-step passes'
+ * with the single steps' vector loads and warps, and with their variants). The fit leaves the one-step passes'
  * wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0; } Consts;
 static const Consts fit2d = { 1.31, 0.393, 0.019, 0.0406, 0.142, 0.0076, 75.8, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 2.7, 0.218, 0.0278, 0.502, 0.0965, 0.0503, 50.1, 0.525, 0.405, 0.259, 1.46, 0.0212, 0.0, 1.65, 25.8 };
+static const Consts fit3d = { 2.67, 0.108, 0.0279, 0.503, 0.096, 0.0503, 50.1, 0.525, 0.405, 0.318, 1.46, 0.0212, 0.0, 1.65, 29.4 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -120,21 +122,12 @@ static double smem_words(const IrKernel *k, const IrTb *tb, int vec, int rows, i
   return smem;
 }
 
-IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a)
+/* The loads a point of a single step issues off the marching axis: its
+ * distinct neighbours there, or with vec points a thread, a vector and
+ * the columns beyond it for each row of them, over vec (passes/gpu.c). */
+static double single_loads(const IrKernel *k, int vec1)
 {
-  if (k->rank < 2)
-    return NULL;
-  const Consts *c = k->rank == 2 ? &fit2d : &fit3d;
-  IrTbModel *m = arena_alloc(a, sizeof *m);
-  int esz = 4;
-  for (int q = 0; q < tb->npairs; q++)
-    if (size_of(p->fields.data[tb->cur[q]].ty) > esz)
-      esz = size_of(p->fields.data[tb->cur[q]].ty);
-  double flops = k->flops * (esz == 8 ? 2.0 : 1.0);
-  /* the loads a point of a single step issues off the marching axis: its
-   * distinct neighbours there, or with vec points a thread, a vector and
-   * the columns beyond it for each row of them, over vec (passes/gpu.c) */
-  int vec1 = gpu_single_step_vec(p, k, o), last = k->rank - 1;
+  int last = k->rank - 1;
   int seen[256][MAX_RANK], nseen = 0;
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
@@ -163,6 +156,28 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       loads1 += first ? (1.0 + hi - lo) / vec1 : 0;
     }
   }
+  return loads1;
+}
+
+/* A single step's on-chip time from its loads and flops. */
+static double single_chip_ps(const Consts *c, const IrTbCand *e)
+{
+  return c->c1 + c->cl * e->neighbours + c->cf * e->flops + c->cx * e->special + c->cq * e->neighbours * e->flops / 1000;
+}
+
+IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a)
+{
+  if (k->rank < 2)
+    return NULL;
+  const Consts *c = k->rank == 2 ? &fit2d : &fit3d;
+  IrTbModel *m = arena_alloc(a, sizeof *m);
+  int esz = 4;
+  for (int q = 0; q < tb->npairs; q++)
+    if (size_of(p->fields.data[tb->cur[q]].ty) > esz)
+      esz = size_of(p->fields.data[tb->cur[q]].ty);
+  double flops = k->flops * (esz == 8 ? 2.0 : 1.0);
+  int vec1 = gpu_single_step_vec(p, k, o);
+  double loads1 = single_loads(k, vec1);
   /* division, square roots and the other functions: many instructions
    * each (gradient2d: a division and a square root a point), counted
    * apart from the flops; not those computed once a call (level 0: the
@@ -191,8 +206,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       e->bytes = k->bytes_read + k->bytes_written;
       e->mem_eff = 0.9; /* single steps reach ~90% of the copy bandwidth, with w0 warps an SM */
       e->w0 = c->w0;
-      e->chip_ps = c->c1 + c->cl * e->neighbours + c->cf * flops + c->cx * special +
-                   c->cq * e->neighbours * flops / 1000;
+      e->chip_ps = single_chip_ps(c, e);
       e->regs = 0;
       continue;
     }
@@ -266,20 +280,41 @@ double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs)
   return e->bytes / (bandwidth_gbs * e->mem_eff * occ) * 1e3; /* bytes / (GB/s) = ns; in ps */
 }
 
-/* H100 (sm_90): 65536 registers a multiprocessor, allocated 256 a warp;
- * at most 64 warps and 32 blocks */
-void tb_model_occupancy(IrTbModel *m, int regs, int threads)
+/* The warps an SM holds of a kernel of `regs` registers a thread in
+ * blocks of `threads`. H100 (sm_90): 65536 registers a multiprocessor,
+ * allocated 256 a warp; at most 64 warps and 32 blocks. */
+int tb_model_warps(int regs, int threads)
 {
-  IrTbCand *e = &m->c[0];
-  if (!m->n || e->strip || regs <= 0 || threads <= 0)
-    return;
+  if (regs <= 0 || threads <= 0)
+    return 0;
   int per_warp = (regs * 32 + 255) / 256 * 256, wpb = (threads + 31) / 32;
   int blocks = 65536 / (per_warp * wpb);
   if (blocks > 64 / wpb)
     blocks = 64 / wpb;
   if (blocks > 32)
     blocks = 32;
-  e->warps = (double)blocks * wpb;
+  return blocks * wpb;
+}
+
+void tb_model_occupancy(IrTbModel *m, int regs, int threads)
+{
+  IrTbCand *e = &m->c[0];
+  if (!m->n || e->strip || regs <= 0 || threads <= 0)
+    return;
+  e->warps = tb_model_warps(regs, threads);
+}
+
+/* The single step as the variant the program will run (passes/gpu.c,
+ * decide_variants): vec points a thread, and its warps an SM. */
+void tb_model_single_variant(IrTbModel *m, const IrKernel *k, int vec, int regs, int threads)
+{
+  IrTbCand *e = &m->c[0];
+  if (!m->n || e->strip || k->rank < 2)
+    return;
+  e->vec = vec;
+  e->neighbours = single_loads(k, vec) * e->esz / 4.0;
+  e->chip_ps = single_chip_ps(k->rank == 2 ? &fit2d : &fit3d, e);
+  tb_model_occupancy(m, regs, threads);
 }
 
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
