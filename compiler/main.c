@@ -38,6 +38,15 @@
  * the interior's kernel, and overlap hid nothing (docs/mpi.md). The
  * runtime (libstn_cuda_mpi.a) is built the same way (Makefile). */
 #define STN_MPI_NVCC_FLAGS "--default-stream per-thread"
+/* --mpi --target=cuda --deterministic-reductions: no contraction of a * b
+ * + c into one FMA, so that a point's arithmetic is the same on whichever
+ * rank and in whichever place of a kernel it runs. nvcc may contract the
+ * copies of a stencil's expression a kernel holds (its vector lanes, a
+ * burst's planes) differently, and a rank's part of the grid puts a point
+ * in another lane or plane: star3d3r's fields differed in the last bits
+ * between 1 rank and 2 split along i or k, and were equal without FMAs
+ * (H100, docs/benchmarks.md 2026-11-27 10:45). Last, after --cflags. */
+#define STN_EXACT_NVCC_FLAGS "-fmad=false"
 
 /* Where the runtime's headers and libraries are: $STENCILC_RUNTIME_DIR
  * and $STENCILC_LIB_DIR when set; else, for an installed stencilc
@@ -168,7 +177,8 @@ static const OptDef optdefs[] = {
                                   "any of them (1 to 8; 1: plane by plane; K=M for kernel K only; default: chosen per "
                                   "kernel, see --report)" },
   { "--deterministic-reductions", FLAG, NULL, "CUDA: combine block partials in a fixed order, bit-identical between runs (the default); "
-                                              "with --mpi on the CPU: exact sums, bit-identical for any rank count and decomposition" },
+                                              "with --mpi: exact sums, bit-identical for any rank count and decomposition (CUDA: also built with "
+                                              "nvcc -fmad=false)" },
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
   { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each thread computes (1, 2, 4 or 8; default: "
@@ -607,10 +617,10 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
              flags, o->arch ? o->arch : "sm_90", rt, exe, src, lib, lib, STN_LINK_LIBS);
   if (o->pass.mpi) { /* MPI's host compiler; the MPI runtime before libstn.a; STN_MPI_NVCC_FLAGS */
     buf_free(&cmd);
-    buf_printf(&cmd, "%s -ccbin '%s' %s " STN_MPI_NVCC_FLAGS " -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' '%s/libstn_cuda.a' "
-                     "'%s/libstn.a' %s -ldl",
-               nvcc, mpicxx, flags, o->arch ? o->arch : "sm_90", rt, exe, src, cuda_mpi, lib,
-               lib, lib, STN_MPI_LINK_LIBS);
+    buf_printf(&cmd, "%s -ccbin '%s' %s " STN_MPI_NVCC_FLAGS "%s -arch=%s -I'%s' -o '%s' '%s' '%s' '%s/libstn_mpi.a' "
+                     "'%s/libstn_cuda.a' '%s/libstn.a' %s -ldl",
+               nvcc, mpicxx, flags, o->pass.mpi_exact ? " " STN_EXACT_NVCC_FLAGS : "", o->arch ? o->arch : "sm_90", rt,
+               exe, src, cuda_mpi, lib, lib, lib, STN_MPI_LINK_LIBS);
   }
   int rc = system(cmd.s);
   if (rc != 0)
@@ -787,7 +797,8 @@ int main(int argc, char **argv)
   if (o.print_cflags || o.print_libs) {
     const char *rt = runtime_include(), *lib = runtime_lib();
     if (o.print_cflags)
-      printf("-I%s%s\n", rt, o.pass.mpi && o.pass.target == TARGET_CUDA ? " " STN_MPI_NVCC_FLAGS : "");
+      printf("-I%s%s%s\n", rt, o.pass.mpi && o.pass.target == TARGET_CUDA ? " " STN_MPI_NVCC_FLAGS : "",
+             o.pass.mpi && o.pass.target == TARGET_CUDA && o.pass.mpi_exact ? " " STN_EXACT_NVCC_FLAGS : "");
     if (o.print_libs)
     {
       if (o.pass.mpi && o.pass.target == TARGET_CUDA)
