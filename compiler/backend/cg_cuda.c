@@ -799,9 +799,7 @@ static void print_smem_body(Buf *b, const IrProgram *p, const IrKernel *k, Print
   buf_puts(b, "    }\n    __syncthreads();\n  }\n");
 }
 
-/* The name of variant v of k's device kernel (v = 0: the first, or the
- * only one). */
-static const char *kernel_fn(const IrProgram *p, const IrKernel *k, int v)
+const char *cuda_kernel_fn(const IrProgram *p, const IrKernel *k, int v)
 {
   return v ? arena_printf(p->arena, "%s_kernel_alt%d_", k->name, v) : arena_printf(p->arena, "%s_kernel_", k->name);
 }
@@ -888,13 +886,13 @@ static void print_launch(Buf *b, const IrProgram *p, const IrKernel *k, const in
         buf_printf(b, " && stn_cuda_settled(&%s_)", p->fields.data[f].name);
     buf_puts(b, ";\n");
   }
-  for (int wide = 0; wide < 2; wide++) {
-    const char *ity = wide ? "long" : "int";
-    buf_printf(b, wide ? "      else\n        stn_cuda_launch(%s, grid, block, 0, " :
-                         "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, ", wide ? pdl : gname, pdl);
+  for (int longi = 0; longi < 2; longi++) { /* the int-indexed instance, then the long */
+    const char *ity = longi ? "long" : "int";
+    buf_printf(b, longi ? "      else\n        stn_cuda_launch(%s, grid, block, 0, " :
+                          "      if (%s.size < 2147483647u)\n        stn_cuda_launch(%s, grid, block, 0, ", longi ? pdl : gname, pdl);
     for (int v = 1; v < k->nvariants; v++)
-      buf_printf(b, "variant_ == %d ? %s<%s> : ", v, kernel_fn(p, k, v), ity);
-    buf_printf(b, "%s<%s>, ", kernel_fn(p, k, 0), ity);
+      buf_printf(b, "variant_ == %d ? %s<%s> : ", v, cuda_kernel_fn(p, k, v), ity);
+    buf_printf(b, "%s<%s>, ", cuda_kernel_fn(p, k, 0), ity);
     print_launch_args(b, p, k, use_level, hpr, gname);
   }
   for (int f = 0; f < p->fields.len; f++)
@@ -985,7 +983,7 @@ static void print_wrapper(Buf *b, const IrProgram *p, const IrKernel *k, const i
     }
     buf_puts(b, "\n  };\n  static int variant_ = -1;\n  if (variant_ < 0) {\n    const void *const fns_[] = {");
     for (int v = 0; v < k->nvariants; v++)
-      buf_printf(b, "%s(const void *)%s<int>", v ? ", " : " ", kernel_fn(p, k, v));
+      buf_printf(b, "%s(const void *)%s<int>", v ? ", " : " ", cuda_kernel_fn(p, k, v));
     buf_printf(b, " };\n    variant_ = stn_cuda_pick_variant(&tune_, variants_, fns_, %d);\n  }\n", k->nvariants);
   }
   if (!dist) {
@@ -1090,7 +1088,7 @@ static void print_device_kernel(Buf *b, const IrProgram *p, const IrKernel *k, i
 {
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
-  const char *fn = kernel_fn(p, k, v);
+  const char *fn = cuda_kernel_fn(p, k, v);
   int nthreads = k->block[0] * k->block[1] * k->block[2];
   if (k->gpu == GPU_STREAM && k->rank == 2)
     nthreads = k->block[0] * k->block[1];

@@ -17,4 +17,8 @@ const char *cuda_passed_name(const IrProgram *p, const IrKernel *k, char **names
 void cuda_print_red_decls(Buf *b, const IrKernel *k);
 void cuda_print_block_reduce(Buf *b, const IrProgram *p, const IrKernel *k, const char *first_thread);
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts);
+/* The device function of k's variant v (passes/gpu.c, decide_variants;
+ * v = 0: the first, or the only one): NAME_kernel_, NAME_kernel_altV_ (--report
+ * finds their registers in ptxas's output by it). */
+const char *cuda_kernel_fn(const IrProgram *p, const IrKernel *k, int v);
 #endif

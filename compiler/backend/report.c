@@ -190,13 +190,11 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
  * stn_cuda_pick_variant): the first if it leaves an SM 24 warps, else the
  * one that leaves the most (the earlier on a tie); -1 without ptxas. px[v], warps[v]: each
  * variant's. */
-static int variant_picked(const ReportOptions *o, const IrKernel *kg, Ptxas *px, int *warps)
+static int variant_picked(const ReportOptions *o, const IrProgram *gpu, const IrKernel *kg, Ptxas *px, int *warps)
 {
   int pick = -1;
   for (int v = 0; v < kg->nvariants; v++) {
-    char fn[256];
-    snprintf(fn, sizeof fn, v ? "%s_kernel_alt%d_" : "%s_kernel_", kg->name, v);
-    px[v] = ptxas_fn(o->ptxas, fn);
+    px[v] = ptxas_fn(o->ptxas, cuda_kernel_fn(gpu, kg, v));
     if (!px[v].found)
       return -1;
     warps[v] = tb_model_warps(px[v].regs, kg->variant[v].bx * kg->variant[v].by);
@@ -209,10 +207,11 @@ static int variant_picked(const ReportOptions *o, const IrKernel *kg, Ptxas *px,
 /* The single-step candidates' warps from ptxas's registers for the step
  * kernel, where it ran (tb_model_occupancy; without ptxas, none), as the
  * variant the program will run where it has several. */
-static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg, const ReportOptions *o)
+static void model_occupancy(const StmtList *loops, Ptxas px, const IrProgram *gpu, const IrKernel *kg,
+                            const ReportOptions *o)
 {
   Ptxas pv[3];
-  int warps[3], pick = kg->nvariants ? variant_picked(o, kg, pv, warps) : -1;
+  int warps[3], pick = kg->nvariants ? variant_picked(o, gpu, kg, pv, warps) : -1;
   for (int i = 0; i < loops->len; i++) {
     IrTbModel *m = loops->data[i]->tb_model;
     if (m && pick >= 0)
@@ -223,12 +222,12 @@ static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg,
 }
 
 /* The variants' line of the text report. */
-static void variants_text(FILE *f, const ReportOptions *o, const IrKernel *kg)
+static void variants_text(FILE *f, const ReportOptions *o, const IrProgram *gpu, const IrKernel *kg)
 {
   if (!kg->nvariants)
     return;
   Ptxas pv[3];
-  int warps[3], pick = variant_picked(o, kg, pv, warps);
+  int warps[3], pick = variant_picked(o, gpu, kg, pv, warps);
   fprintf(f, "    variants:    compiled %d ways; the first call runs the first if its registers leave an SM 24 "
              "warps, else the one that leaves the most (STN_VARIANT=n forces one)\n", kg->nvariants);
   for (int v = 0; v < kg->nvariants; v++) {
@@ -477,9 +476,9 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   else
     fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
             register_estimate(kg), smem_estimate(gpu, kg));
-  variants_text(f, o, kg);
+  variants_text(f, o, gpu, kg);
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, kg, o);
+  model_occupancy(&loops, px, gpu, kg, o);
   double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
@@ -586,7 +585,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   fprintf(f, "],\n       \"variants\": [");
   {
     Ptxas pv[3];
-    int warps[3], pick = kg->nvariants ? variant_picked(o, kg, pv, warps) : -1;
+    int warps[3], pick = kg->nvariants ? variant_picked(o, gpu, kg, pv, warps) : -1;
     for (int v = 0; v < kg->nvariants; v++) {
       fprintf(f, "%s{\"vec\": %d, \"burst\": %d, \"block\": [%d, %d], ", v ? ", " : "", kg->variant[v].vec,
               kg->variant[v].burst, kg->variant[v].bx, kg->variant[v].by);
@@ -603,7 +602,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           px.spill_st, px.spill_ld);
   double model_ps = -1;
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, kg, o);
+  model_occupancy(&loops, px, gpu, kg, o);
   for (int i = 0; i < loops.len; i++) {
     const IrTb *tb = loops.data[i]->tb;
     fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);

@@ -21,6 +21,8 @@
  * Stream kernels in 2-D, and in 3-D reading one field, go in bursts of
  * 2 planes (decide_burst; 3-D blocks of 256 threads); 3-D ones shaped
  * like CG's apply are pipelined under a register cap (decide_tight).
+ * 3-D stream kernels of one field and a wide reach are compiled in
+ * variants, one picked at run time (decide_variants).
  * --block, --march, --vec and --burst override. */
 #include "passes/passes.h"
 #include <stdlib.h>
@@ -109,16 +111,6 @@ static int column_range(const IrKernel *k, int f, int *lo, int *hi)
   return n >= 2 && *hi > *lo;
 }
 
-/* Points per thread along the contiguous dimension, read with vector
- * loads: `want` (--vec), or by default 4 for 3-D kernels whose fields are
- * all 4 bytes wide, else 1; then at most a 16-byte vector of the widest
- * field the kernel touches, and its lanes' reach within the 16 elements of
- * padding before each row (lanes outside the region read there).
- * Measured on the H100 (`SECTIONS=vec bench/gpu.sh`, docs/benchmarks.md
- * 2026-11-23 02:47), % of copy bandwidth by --profile: Himeno L 94.4 ->
- * 96.9 (4 points, 64x2), M 87.5 -> 90.4, without its residual 96.0 ->
- * 96.6; diffusion3d 81.3 -> 86.9 (4 points, 32x2); two points gain
- * little (82.7), and CG's apply (double) loses with two (78.8 -> 74.1). */
 /* The widest element a kernel loads or stores, in bytes (4 or 8). */
 static int elem_bytes(const IrProgram *p, const IrKernel *k)
 {
@@ -131,6 +123,16 @@ static int elem_bytes(const IrProgram *p, const IrKernel *k)
   return 4;
 }
 
+/* Points per thread along the contiguous dimension, read with vector
+ * loads: `want` (--vec), or by default 4 for 3-D kernels whose fields are
+ * all 4 bytes wide, else 1; then at most a 16-byte vector of the widest
+ * field the kernel touches, and its lanes' reach within the 16 elements of
+ * padding before each row (lanes outside the region read there).
+ * Measured on the H100 (`SECTIONS=vec bench/gpu.sh`, docs/benchmarks.md
+ * 2026-11-23 02:47), % of copy bandwidth by --profile: Himeno L 94.4 ->
+ * 96.9 (4 points, 64x2), M 87.5 -> 90.4, without its residual 96.0 ->
+ * 96.6; diffusion3d 81.3 -> 86.9 (4 points, 32x2); two points gain
+ * little (82.7), and CG's apply (double) loses with two (78.8 -> 74.1). */
 static int points_per_thread(const IrProgram *p, const IrKernel *k, int want)
 {
   int es = elem_bytes(p, k), reach = 0, last = k->rank - 1;
@@ -209,7 +211,7 @@ static int burst_words(const IrProgram *p, const IrKernel *k, const PassOptions 
  *
  * Kernels whose words (burst_words) at the widest vector are at most 64
  * (diffusion3d, star3d1r: 48) keep one version; doubles there keep one
- * point a thread (CG's apply and the 7-point stars measured within 3%). */
+ * point a thread (star3d1r.double: 175.5 GCells/s, 180.4 at two). */
 static void decide_variants(const IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   k->nvariants = 0;
