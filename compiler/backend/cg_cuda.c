@@ -814,7 +814,7 @@ static IrKernel kernel_variant(const IrKernel *k, int v)
   kv.block[0] = k->variant[v].bx;
   kv.block[1] = k->variant[v].by;
   kv.march = k->variant[v].march;
-  kv.gpu_guard_sides = kv.vec > 1;
+  kv.gpu_guard_sides = k->variant[v].guard_sides;
   return kv;
 }
 

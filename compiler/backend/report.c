@@ -184,58 +184,60 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
                "of 10%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
 }
 
-/* The variant of a kernel compiled in several (passes/gpu.c,
- * decide_variants) that its first call will run on an sm_90 GPU, by
- * ptxas's registers as the runtime picks (runtime/stn_cuda.cu,
+/* A kernel compiled in variants (passes/gpu.c, decide_variants): each
+ * one's ptxas resources and warps an SM, and the one its first call will
+ * run on an sm_90 GPU, as the runtime picks (runtime/stn_cuda.cu,
  * stn_cuda_pick_variant): the first if it leaves an SM 24 warps, else the
- * one that leaves the most (the earlier on a tie); -1 without ptxas. px[v], warps[v]: each
- * variant's. */
-static int variant_picked(const ReportOptions *o, const IrProgram *gpu, const IrKernel *kg, Ptxas *px, int *warps)
+ * one that leaves the most (the earlier on a tie); pick -1 without ptxas
+ * or variants. */
+typedef struct Variants { int pick; Ptxas px[3]; int warps[3]; } Variants;
+
+static Variants variants_of(const ReportOptions *o, const IrProgram *gpu, const IrKernel *kg)
 {
-  int pick = -1;
+  Variants r = { .pick = -1 };
   for (int v = 0; v < kg->nvariants; v++) {
-    px[v] = ptxas_fn(o->ptxas, cuda_kernel_fn(gpu, kg, v));
-    if (!px[v].found)
-      return -1;
-    warps[v] = tb_model_warps(px[v].regs, kg->variant[v].bx * kg->variant[v].by);
-    if (pick < 0 || (warps[0] < 24 && warps[v] > warps[pick]))
-      pick = v;
+    r.px[v] = ptxas_fn(o->ptxas, cuda_kernel_fn(gpu, kg, v));
+    if (!r.px[v].found) {
+      r.pick = -1;
+      break;
+    }
+    r.warps[v] = tb_model_warps(r.px[v].regs, kg->variant[v].bx * kg->variant[v].by);
+    if (r.pick < 0 || (r.warps[0] < 24 && r.warps[v] > r.warps[r.pick]))
+      r.pick = v;
   }
-  return pick;
+  return r;
 }
 
 /* The single-step candidates' warps from ptxas's registers for the step
  * kernel, where it ran (tb_model_occupancy; without ptxas, none), as the
  * variant the program will run where it has several. */
-static void model_occupancy(const StmtList *loops, Ptxas px, const IrProgram *gpu, const IrKernel *kg,
-                            const ReportOptions *o)
+static void model_occupancy(const StmtList *loops, Ptxas px, const IrKernel *kg, const Variants *vs)
 {
-  Ptxas pv[3];
-  int warps[3], pick = kg->nvariants ? variant_picked(o, gpu, kg, pv, warps) : -1;
+  int pick = vs->pick;
   for (int i = 0; i < loops->len; i++) {
     IrTbModel *m = loops->data[i]->tb_model;
     if (m && pick >= 0)
-      tb_model_single_variant(m, kg, kg->variant[pick].vec, pv[pick].regs, kg->variant[pick].bx * kg->variant[pick].by);
+      tb_model_single_variant(m, kg, kg->variant[pick].vec, vs->px[pick].regs,
+                              kg->variant[pick].bx * kg->variant[pick].by);
     else if (m && px.found && !kg->nvariants)
       tb_model_occupancy(m, px.regs, kg->block[0] * kg->block[1]);
   }
 }
 
 /* The variants' line of the text report. */
-static void variants_text(FILE *f, const ReportOptions *o, const IrProgram *gpu, const IrKernel *kg)
+static void variants_text(FILE *f, const IrKernel *kg, const Variants *vs)
 {
   if (!kg->nvariants)
     return;
-  Ptxas pv[3];
-  int warps[3], pick = variant_picked(o, gpu, kg, pv, warps);
+  int pick = vs->pick;
   fprintf(f, "    variants:    compiled %d ways; the first call runs the first if its registers leave an SM 24 "
              "warps, else the one that leaves the most (STN_VARIANT=n forces one)\n", kg->nvariants);
   for (int v = 0; v < kg->nvariants; v++) {
     fprintf(f, "      %d: %d point%s a thread, %s, block %dx%d", v, kg->variant[v].vec, kg->variant[v].vec > 1 ? "s" : "",
             kg->variant[v].burst ? "bursts of 2 planes" : "plane by plane", kg->variant[v].bx, kg->variant[v].by);
     if (pick >= 0)
-      fprintf(f, ": %d registers, %d bytes spilled, %d warps an SM (ptxas, sm_90)%s", pv[v].regs, pv[v].spill_st, warps[v],
-              v == pick ? "  <- runs" : "");
+      fprintf(f, ": %d registers, %d bytes spilled, %d warps an SM (ptxas, sm_90)%s", vs->px[v].regs, vs->px[v].spill_st,
+              vs->warps[v], v == pick ? "  <- runs" : "");
     fputc('\n', f);
   }
   if (pick < 0)
@@ -476,9 +478,10 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   else
     fprintf(f, "    resources:   about %d registers, %d bytes of shared memory per block (estimates; ptxas not run)\n",
             register_estimate(kg), smem_estimate(gpu, kg));
-  variants_text(f, o, gpu, kg);
+  Variants vs = variants_of(o, gpu, kg);
+  variants_text(f, kg, &vs);
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, gpu, kg, o);
+  model_occupancy(&loops, px, kg, &vs);
   double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
@@ -583,17 +586,15 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
       fprintf(f, "}");
     }
   fprintf(f, "],\n       \"variants\": [");
-  {
-    Ptxas pv[3];
-    int warps[3], pick = kg->nvariants ? variant_picked(o, gpu, kg, pv, warps) : -1;
-    for (int v = 0; v < kg->nvariants; v++) {
-      fprintf(f, "%s{\"vec\": %d, \"burst\": %d, \"block\": [%d, %d], ", v ? ", " : "", kg->variant[v].vec,
-              kg->variant[v].burst, kg->variant[v].bx, kg->variant[v].by);
-      if (pick >= 0)
-        fprintf(f, "\"registers\": %d, \"warps\": %d, \"runs\": %s}", pv[v].regs, warps[v], v == pick ? "true" : "false");
-      else
-        fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
-    }
+  Variants vs = variants_of(o, gpu, kg);
+  for (int v = 0; v < kg->nvariants; v++) {
+    fprintf(f, "%s{\"vec\": %d, \"burst\": %d, \"block\": [%d, %d], ", v ? ", " : "", kg->variant[v].vec,
+            kg->variant[v].burst, kg->variant[v].bx, kg->variant[v].by);
+    if (vs.pick >= 0)
+      fprintf(f, "\"registers\": %d, \"warps\": %d, \"runs\": %s}", vs.px[v].regs, vs.warps[v],
+              v == vs.pick ? "true" : "false");
+    else
+      fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
   }
   Ptxas px = ptxas_for(o->ptxas, k->name, 0);
   fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
@@ -602,7 +603,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           px.spill_st, px.spill_ld);
   double model_ps = -1;
   find_loops(gpu, &gpu->main, ki, &loops);
-  model_occupancy(&loops, px, gpu, kg, o);
+  model_occupancy(&loops, px, kg, &vs);
   for (int i = 0; i < loops.len; i++) {
     const IrTb *tb = loops.data[i]->tb;
     fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);

@@ -121,7 +121,8 @@ typedef struct IrKernel {
   int nvariants;           /* GPU_STREAM 3-D: versions of the kernel compiled side by side (0: one), of which
                             * the program's first call picks one by the registers ptxas gave each
                             * (passes/gpu.c, decide_variants; runtime/stn_cuda.h, stn_cuda_pick_variant) */
-  struct { int vec, burst, bx, by, march; } variant[3];  /* [0]: vec, gpu_burst, block, march above */
+  struct { int vec, burst, bx, by, march, guard_sides; } variant[3];  /* [0]: vec, gpu_burst, block, march,
+                            * gpu_guard_sides above */
   int smem_field;          /* GPU_SMEM: the staged field */
   int smem_r[MAX_RANK];    /* GPU_SMEM: its reach (largest |offset|) per dimension */
   /* decisions (mpi pass, --mpi) */

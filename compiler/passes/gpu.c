@@ -156,6 +156,18 @@ static int reads_wrap(const IrProgram *p, const IrKernel *k)
   return 0;
 }
 
+/* A thread of V lanes loads its row as one vector plus single columns
+ * beyond it (k - 1, k + V, ...). At the region's ends those columns are
+ * read only for lanes outside the region, whose points are computed and
+ * dropped; loading them costs one 32-byte sector per row and field at
+ * each end. In stream kernels the columns load only for a lane that
+ * needs them (IrKernel.gpu_guard_sides): CG's apply (256^3 double, V = 2)
+ * read 272.7 MB from DRAM instead of 289.3 (ncu) and ran at 88.0-88.9%
+ * of the copy bandwidth instead of 84.9-85.2% (H100, docs/benchmarks.md,
+ * 2026-11-24). Naive kernels keep plain loads: Himeno M (only p has such
+ * columns, 1 field of 14) ran 2% slower with the guards. */
+static int guard_sides(const IrKernel *k, int vec) { return k->gpu == GPU_STREAM && vec > 1; }
+
 /* The 32-bit words a thread of a 3-D stream kernel that reads one field
  * holds at `vec` points a thread in bursts of 2 planes (decide_burst): its
  * column's planes (the queue, one more for the burst) and both planes'
@@ -212,14 +224,22 @@ static int burst_words(const IrProgram *p, const IrKernel *k, const PassOptions 
  * Kernels whose words (burst_words) at the widest vector are at most 64
  * (diffusion3d, star3d1r: 48) keep one version; doubles there keep one
  * point a thread (star3d1r.double: 175.5 GCells/s, 180.4 at two). */
+/* The first variant's points a thread (the widest vector) where k is
+ * compiled in variants, else 0: pass_gpu decides by it, and the time
+ * model (gpu_single_step_vec), which runs before it. */
+static int variants_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o)
+{
+  int wide = 16 / elem_bytes(p, k);
+  return points_per_thread(p, k, wide) == wide && burst_words(p, k, o, wide) > 64 ? wide : 0;
+}
+
 static void decide_variants(const IrProgram *p, IrKernel *k, const PassOptions *o)
 {
   k->nvariants = 0;
-  int es = elem_bytes(p, k), wide = 16 / es;
-  if (k->gpu != GPU_STREAM || !k->gpu_burst || k->gpu_tight || points_per_thread(p, k, wide) != wide ||
-      burst_words(p, k, o, wide) <= 64)
+  int wide = variants_vec(p, k, o);
+  if (!wide || k->gpu != GPU_STREAM) /* burst_words has asked for a stream kernel */
     return;
-  int vecs[3] = { wide, wide / 2, es == 4 ? 4 : 1 };
+  int vecs[3] = { wide, wide / 2, elem_bytes(p, k) == 4 ? 4 : 1 };
   for (int v = 0; v < 3; v++) {
     int bx = v == 2 ? 32 : 128 / vecs[v], by = v == 2 ? 4 : 256 / bx;
     k->variant[v].vec = vecs[v];
@@ -227,6 +247,7 @@ static void decide_variants(const IrProgram *p, IrKernel *k, const PassOptions *
     k->variant[v].bx = bx;
     k->variant[v].by = by;
     k->variant[v].march = v == 2 ? 4 : 2;
+    k->variant[v].guard_sides = guard_sides(k, vecs[v]);
   }
   k->nvariants = 3;
   k->vec = k->variant[0].vec;
@@ -251,10 +272,8 @@ int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions
   const char *sv = pass_option_for_kernel(o->cuda_strategy, k->name, &len);
   if (k->rank < 2 || reads_wrap(p, k) || (sv && len == 4 && strncmp(sv, "smem", 4) == 0 && k->rank == 3))
     return 1;
-  int wide = 16 / elem_bytes(p, k); /* decide_variants' first */
-  if (points_per_thread(p, k, wide) == wide && burst_words(p, k, o, wide) > 64)
-    return wide;
-  return vec_for(p, k, o);
+  int wide = variants_vec(p, k, o); /* decide_variants' first */
+  return wide ? wide : vec_for(p, k, o);
 }
 
 /* CG's apply (3-D stream, two fields read, one written, 14 loads) waits
@@ -311,19 +330,10 @@ static void mark_moved(const IrProgram *p, const IrBlock *blk, int in_loop, char
   }
 }
 
-/* A thread of V lanes loads its row as one vector plus single columns
- * beyond it (k - 1, k + V, ...). At the region's ends those columns are
- * read only for lanes outside the region, whose points are computed and
- * dropped; loading them costs one 32-byte sector per row and field at
- * each end. In stream kernels the columns load only for a lane that
- * needs them (IrKernel.gpu_guard_sides): CG's apply (256^3 double, V = 2)
- * read 272.7 MB from DRAM instead of 289.3 (ncu) and ran at 88.0-88.9%
- * of the copy bandwidth instead of 84.9-85.2% (H100, docs/benchmarks.md,
- * 2026-11-24). Naive kernels keep plain loads: Himeno M (only p has such
- * columns, 1 field of 14) ran 2% slower with the guards. */
+/* IrKernel.gpu_guard_sides: guard_sides, above. */
 static void decide_guard_sides(IrKernel *k)
 {
-  k->gpu_guard_sides = k->gpu == GPU_STREAM && k->vec > 1;
+  k->gpu_guard_sides = guard_sides(k, k->vec);
 }
 
 /* Programmatic dependent launch (runtime/stn_cuda.h): a naive
