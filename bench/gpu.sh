@@ -28,6 +28,9 @@
 #                      FUZZ_SEEDS=none: no GPU campaign), an5d
 #                      (bench/an5d/run.sh: AN5D's suite beside stencilc's
 #                      defaults, verified; AN5D_SWEEP=1 for every schedule),
+#                      unseen (bench/unseen: shapes the defaults were not
+#                      tuned on, verified, --tb=auto against a sweep;
+#                      UNSEEN_VERIFY_STEPS, UNSEEN_SWEEP2, UNSEEN_SWEEP3),
 #                      io (bench/io.sh: reads, checkpoint/restart, writes
 #                      against the disk, Himeno L's checkpoint cost)
 #
@@ -409,6 +412,18 @@ section_io() { OUT="$LOG" bash bench/io.sh || fail=1; }
 # AN5D's suite side by side with stencilc's defaults (bench/an5d/run.sh;
 # AN5D_* settings pass through; needs bench/an5d/vendor, prepare.sh)
 section_an5d() { OUT="$LOG" bash bench/an5d/run.sh || fail=1; }
+
+# Stencils nobody tuned the defaults on (bench/unseen): every one verified
+# against --target=c (default and --tb=1..4, STN_TB=1), then a sweep of
+# --tb depths and tiles: --tb=auto against the best and against --tb=1.
+section_unseen() {
+  local cases
+  cases=$(cd bench/unseen && ls ./*.stn | sed 's|^\./||; s|\.stn$||' | tr '\n' ' ')
+  OUT="$LOG/unseen" AN5D_TABLE=0 AN5D_SWEEP=1 AN5D_CASES="$cases" AN5D_VERIFY_STEPS="${UNSEEN_VERIFY_STEPS:-default 1 2 3 4}" \
+    AN5D_SWEEP_FLAGS3="${UNSEEN_SWEEP3:---tb=auto --tb=1 --tb=2 --tb=3 --tb=4 --tb=2:--block=32x16}" \
+    AN5D_SWEEP_FLAGS2="${UNSEEN_SWEEP2:---tb=auto --tb=1 --tb=2 --tb=4 --tb=6 --tb=8 --tb=8:--tb-vec=2 --tb=8:--block=256}" \
+    bash bench/an5d/run.sh || fail=1
+}
 
 # The random-program campaign on the GPU (tests/fuzz/diff --gpu): every
 # CUDA strategy, --tb=1..8 and auto with STN_TB=0/1, a vector width, a

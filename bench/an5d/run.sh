@@ -17,7 +17,11 @@
 #   usage: bench/an5d/run.sh     (needs nvcc, a GPU and bench/an5d/vendor:
 #                                 bench/an5d/prepare.sh AN5D_DIR makes it)
 #   env:   AN5D_CASES="j2d5pt box3d1r.double ..."  the stencils (NAME or
-#                      NAME.double, bench/an5d/NAME[.double].stn)
+#                      NAME.double, bench/an5d/NAME[.double].stn, or
+#                      bench/unseen/NAME.stn: shapes the defaults were not
+#                      tuned on, with AN5D_TABLE=0, timed at their own N;
+#                      the sweep's line "best:" says how far --tb=auto is
+#                      from the best schedule and how fast against --tb=1)
 #          AN5D_TOP=N  AN5D configurations tried per stencil (default 3;
 #                      best: only the one bench/an5d/best.h100 names, the
 #                      fastest measured on the H100; a third of the builds)
@@ -58,7 +62,15 @@ VSTEPS=${AN5D_VERIFY_STEPS:-default 1 2 3 4 5 6 7 8 8:--tb-vec=4}
 [ "${AN5D_TABLE:-1}" = 0 ] || [ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
 [ -x build/stencilc ] || make all >/dev/null || exit 2
 dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
-size_of() { [ "$(dims_of "$1")" = 3 ] && echo 512 || echo 16384; }
+# a stencil of AN5D's suite (bench/an5d) or one it was not tuned on
+# (bench/unseen: timed at its own N, a table of schedules, no AN5D)
+src_of() { if [ -f "bench/an5d/$1.stn" ]; then echo "bench/an5d/$1.stn"; else echo "bench/unseen/$1.stn"; fi; }
+size_of() {
+  case $(src_of "$1") in
+    bench/unseen/*) sed -n 's/^param int N = \([0-9]*\).*/\1/p' "$(src_of "$1")" ;;
+    *) [ "$(dims_of "$1")" = 3 ] && echo 512 || echo 16384 ;;
+  esac
+}
 prec_of() { case $1 in *.double) echo double ;; *) echo float ;; esac; }
 base_of() { echo "${1%.double}"; }
 # AN5D's configurations of a stencil, in its CSV's (its model's) order
@@ -111,7 +123,7 @@ max() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN { print (a + 0 > b + 0) ? a : b
 # ---- build everything at once ---------------------------------------------
 mkdir -p "$B/jobs"
 for c in $CASES; do
-  src=bench/an5d/$c.stn
+  src=$(src_of "$c")
   [ -f "$src" ] || { say "  $c: no $src"; fail=1; continue; }
   prec=$(prec_of "$c")
   [ "${AN5D_TABLE:-1}" = 1 ] && for cfg in $(configs_of "$c"); do
@@ -244,7 +256,7 @@ for c in $CASES; do
   done
   ratio=$(awk -v a="$a" -v m="$m" 'BEGIN { if (a > 0) printf "%.2f", m / a; else print "-" }')
   # the time model's prediction for the default (--report), and how far off it is
-  pred=$(build/stencilc --target=cuda --report --no-ptxas "bench/an5d/$c.stn" -o /dev/stdout 2>/dev/null |
+  pred=$(build/stencilc --target=cuda --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
     sed -n '/^kernel step/,/^kernel sum/p' |
     awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
   off=$(awk -v p="${pred:-0}" -v m="$m" 'BEGIN { if (p > 0 && m > 0) printf "%+.0f%%", (m / p - 1) * 100; else print "-" }')
@@ -264,22 +276,27 @@ if [ "${AN5D_SWEEP:-0}" = 1 ]; then
   for c in $CASES; do
     s=$(size_of "$c")
     line="  $c:"
-    best=0 bestv=""
+    best=0 bestv="" auto="" one=""
     for v in $(sweep_of "$c"); do
       exe=$B/$c.s$(tag "$v")
       if [ -x "$exe" ]; then r=$(stn_rate "$exe" "$s" "$SWEEP_STEPS"); else r="build-failed($(grep -m1 -E 'error|note' "$exe.log" | cut -c1-60))"; fi
       [ -n "$r" ] || { r="RUN-FAILED"; fail=1; }
       # the time model's prediction for the same build (--report: its step kernel's predicted time)
       # shellcheck disable=SC2086
-      pred=$(build/stencilc --target=cuda ${v//:/ } --report --no-ptxas "bench/an5d/$c.stn" -o /dev/stdout 2>/dev/null |
+      pred=$(build/stencilc --target=cuda ${v//:/ } --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
         sed -n '/^kernel step/,/^kernel sum/p' |
         awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
       line="$line ${v//:/ }=$r${pred:+ (model $pred)}"
       echo "$c|${v//:/ }|$r|$pred" >> "$LOG/sweep.csv"
       case $r in [0-9]*) if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestv=$v; fi ;; esac
+      case $v in --tb=auto) auto=$r ;; --tb=1) one=$r ;; esac
     done
     say "$line"
-    say "    best: ${bestv//:/ } $best"
+    # --tb=auto against the sweep's best and against single steps (issue 19:
+    # within 5% of the best, and never slower than --tb=1)
+    say "    best: ${bestv//:/ } $best$(awk -v a="$auto" -v b="$best" -v o="$one" 'BEGIN {
+      if (a + 0 > 0 && b + 0 > 0) printf "; --tb=auto %+.1f%% against it", (a / b - 1) * 100
+      if (a + 0 > 0 && o + 0 > 0) printf ", %.2fx --tb=1", a / o }')"
   done
 fi
 

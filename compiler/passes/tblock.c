@@ -345,6 +345,13 @@ static int plane_words(const IrProgram *p, const IrTb *t)
 
 static const char *tb_option(const PassOptions *o);
 
+/* A 3-D star of reach 1 in the plane and more along the marching axis i
+ * (auto_steps, tb_strip_tile_rows). */
+static int axis_star(const IrKernel *k, const IrTb *tb)
+{
+  return k->rank == 3 && tb->reach[0] > 1 && tb->reach[1] <= 1 && tb->reach[2] <= 1 && !reads_diagonal(k, tb);
+}
+
 /* --block or --max-regs gives the strip kernel's shape: the one-step
  * passes then keep two rows a thread (what those options were measured
  * with), never one */
@@ -396,6 +403,8 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
 {
   if (o->block[0] || o->block[1])
     return o->block[1] ? o->block[1] : 32;
+  if (steps > 1 && axis_star(k, t)) /* aniso3d at 2 steps: 321.5 against 291.6 on 32x32, .double 224.6 / 217.4 */
+    return 16;
   return steps == 1 && pairs_double(p, t) && tb_strip_single(p, k, t, o) && tb_strip_single_rows(p, k, t, o) == 2
              ? 16 : 32;
 }
@@ -452,6 +461,19 @@ static int star2(const IrKernel *k, const IrTb *tb)
          (tb->reach[0] == 2 || tb->reach[1] == 2) && !reads_diagonal(k, tb);
 }
 
+/* A 2-D stencil of reach 1 along the marching axis i and more across the
+ * strip (j), one float pair, no partial sums: its rows in registers are
+ * reach 1's (three a step), its halo T r1 columns a side. 8 steps on
+ * 256 threads, where the halo is a smaller part of the strip (aniso2d,
+ * r1 = 3: 722 GCells/s against 610 on 128 threads and 605 at 4 steps of
+ * two columns; H100, docs/benchmarks.md 2026-11-27 12:59, bench/unseen;
+ * tb_strip_threads). */
+static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
+{
+  return k->rank == 2 && tb->reach[0] == 1 && tb->reach[1] > 1 && tb->npairs == 1 && !pairs_double(p, tb) &&
+         !reads_diagonal(k, tb);
+}
+
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
  * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
  * 2026-11-25, GCells/s at --tb=1, 2, 4, 8 and with two columns per
@@ -501,6 +523,16 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * double 4 steps (star3d1r.double 298 against 176 single; docs/benchmarks.md
      * 2026-11-25 13:28-13:34). */
     int psum = tb_psum_for(p, k, tb, o) >= 0;
+    /* A star of reach 1 in the plane and r0 > 1 along the marching axis
+     * (axis_star): its recomputed halo is reach 1's, its registers T (2 r0
+     * + 1) planes; about the 12 planes of reach 1's 4 steps, on a 32x16
+     * tile (tb_strip_tile_rows; aniso3d.double, r0 = 2: 2 steps 224.6
+     * GCells/s, 217.4 on 32x32, 3: 212, 4: 139, single 149; aniso3d 321.5,
+     * 291.6 on 32x32, 3: 205, single 305; H100, docs/benchmarks.md
+     * 2026-11-27 12:59-13:07, bench/unseen). */
+    int r0 = tb->reach[0];
+    if (axis_star(k, tb) && 12 / (2 * r0 + 1) >= 2)
+      return 12 / (2 * r0 + 1) > 4 ? 4 : 12 / (2 * r0 + 1);
     if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
@@ -511,16 +543,31 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
     return 8;
   if (tb->npairs > 2)
     return 6;
+  /* Six divisions or functions a point and more: a single step is bound
+   * on chip already, and a fused pass only adds its recomputed halo
+   * (tv2d, eight: 247 GCells/s single, 223 at 4 steps, 197 at 8;
+   * gradient2d, two: 317 single, 650 at 8; their costs a point, fitted
+   * linearly in the count, cross near six; H100, docs/benchmarks.md
+   * 2026-11-27 12:59, bench/unseen) */
+  if (tb_point_specials(k) >= TB_SPECIALS_SINGLE) {
+    *why = "--tb=auto: on the GPU, a 2-D step with six divisions or functions a point or more is bound on chip already; "
+           "fused steps would only add the recomputed halo (docs/benchmarks.md, bench/unseen)";
+    return 1;
+  }
   /* 2-D boxes with partial sums: about 9 / r steps, T x r points of halo
    * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
-  if (tb_psum_for(p, k, tb, o) >= 0)
+  if (tb_psum_for(p, k, tb, o) >= 0) {
+    *why = "--tb=auto: on the GPU, a 2-D box of reach 9 or more recomputes more halo than fused steps save";
     return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
+  }
   /* stars of reach 2: 6 steps at two columns; doubles 8 (star2d2r.double
    * 536 GCells/s against 505 at 6, j2d9pt.double 516 / 500; floats lose
    * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
   if (star2(k, tb)) /* --tb-exchange=shfl: 6 (8 not measured) */
     return pairs_double(p, tb) && !o->tb_shfl ? 8 : 6;
+  if (wide_halo(p, k, tb))
+    return 8;
   return rmax > 1 ? 4 : 8;
 }
 
@@ -649,7 +696,7 @@ int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int c
 {
   if (o->block[0])
     return (o->block[0] + 31) / 32 * 32;
-  return cuda == TB_STRIP && tb_point_specials(k) > 0 && !pairs_double(p, t) ? 256 : 128;
+  return cuda == TB_STRIP && (tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t) ? 256 : 128;
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
@@ -963,10 +1010,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "%d threads per block%s, marching %s%d rows", steps, k->name, reach, t->vec,
                                   t->vec == 1 ? "" : "s", t->block[0],
                                   o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128 ? ""
+                                  : t->block[0] == 256 && wide_halo(p, k, t)
+                                      ? " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)"
                                   : t->block[0] == 256 ? " (a float kernel that divides or calls a function at every "
                                                          "point: its halo is costly to compute again)"
-                                  : arena_printf(p->arena, " (not 256, which its divisions or functions ask for: their "
+                                  : arena_printf(p->arena, " (not 256, which its %s ask for: their "
                                                            "rows would need more shared memory than sm_%d gives a block)",
+                                                 wide_halo(p, k, t) ? "wide halo columns" : "divisions or functions",
                                                  o->arch),
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA)
