@@ -194,6 +194,20 @@ static int reads_diagonal(const IrKernel *k, const IrTb *tb)
   return 0;
 }
 
+/* Does K read a cur field off the axes farther than one point along some
+ * dimension (a box stencil's outer corners, not a biharmonic's)? */
+static int reads_far_diagonal(const IrKernel *k, const IrTb *tb)
+{
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *a = &k->nodes.data[i];
+    if (a->op == OP_LOAD && ir_tb_pair_of_cur(tb, a->ref) >= 0 &&
+        (a->off[0] != 0) + (a->off[1] != 0) + (a->off[2] != 0) > 1 &&
+        (abs(a->off[0]) > 1 || abs(a->off[1]) > 1 || abs(a->off[2]) > 1))
+      return 1;
+  }
+  return 0;
+}
+
 /* Partial sums (IrTb.psum). A term of the chain: no field but cur at one
  * offset `*row` along dimension 0 (INT_MIN: none yet), no index, and no value the
  * printers would give a line of its own at the point (a local, or one used
@@ -514,6 +528,15 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
              "the traffic (docs/benchmarks.md)";
       return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
     }
+    /* Two pairs and more: every step's planes of each in registers (gs3d,
+     * two float pairs of reach 1: 142 GCells/s single, 74 at 2 steps, 103
+     * at 3, 95 at 4; H100, docs/benchmarks.md 2026-11-27 13:18,
+     * bench/unseen) */
+    if (tb->npairs > 1) {
+      *why = "--tb=auto: on the GPU, 3-D temporal blocking of a loop that swaps two pairs or more ran slower than "
+             "single steps (every step's planes of each pair in registers; docs/benchmarks.md, bench/unseen)";
+      return 1;
+    }
     *why = "--tb=auto: on the GPU, 3-D temporal blocking of a reach above 1 (or of a double box without partial sums) "
            "ran slower than single steps (the registers of every step's planes and the recomputed halo; "
            "docs/benchmarks.md, the sweep of AN5D's suite)";
@@ -566,6 +589,12 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
   if (star2(k, tb)) /* --tb-exchange=shfl: 6 (8 not measured) */
     return pairs_double(p, tb) && !o->tb_shfl ? 8 : 6;
+  /* reach 2 with diagonal reads within one point (no box's outer corners,
+   * no partial sums): a star of reach 2's 6 steps, one column a thread
+   * (biharm2d, 13 points: 586 GCells/s at 6 against 517 at 4; H100,
+   * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
+  if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb))
+    return 6;
   if (wide_halo(p, k, tb))
     return 8;
   return rmax > 1 ? 4 : 8;
