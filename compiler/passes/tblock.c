@@ -528,6 +528,17 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
              "the traffic (docs/benchmarks.md)";
       return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
     }
+    /* A division or a function at every point: the fused kernel's 64
+     * registers a thread do not hold it with every step's planes, and a
+     * step bound on chip gains nothing from fewer bytes (box3dexp, a box
+     * of reach 1 and an exp: 239 GCells/s single, 191 at 2 steps with
+     * partial sums, where box3d1r without the exp runs 318 fused; H100,
+     * docs/benchmarks.md 2026-11-27 13:24, bench/unseen) */
+    if (tb_point_specials(k) > 0) {
+      *why = "--tb=auto: on the GPU, 3-D temporal blocking of a kernel that divides or calls a function at every point "
+             "ran slower than single steps (docs/benchmarks.md, bench/unseen)";
+      return 1;
+    }
     /* Two pairs and more: every step's planes of each in registers (gs3d,
      * two float pairs of reach 1: 142 GCells/s single, 74 at 2 steps, 103
      * at 3, 95 at 4; H100, docs/benchmarks.md 2026-11-27 13:18,
@@ -595,6 +606,12 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
   if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb))
     return 6;
+  /* reach 1 across the strip, more along i: the halo is reach 1's and
+   * every step's 2 r0 + 1 rows fit the registers at 8 steps (aniso2di, r0
+   * = 3: 663 GCells/s at 8, 659 at 6, 470 at 4 with two columns, 300
+   * single; H100, docs/benchmarks.md 2026-11-27 13:24, bench/unseen) */
+  if (tb->reach[1] <= 1 && tb->npairs == 1)
+    return 8;
   if (wide_halo(p, k, tb))
     return 8;
   return rmax > 1 ? 4 : 8;
