@@ -512,7 +512,12 @@ static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
  *     star3d3r 210 / 185 / 14; star3d1r.double 175 single, 151 at 3, 125
  *     at 4; box3d1r.double 74 / 71 / 56: the registers of the planes;
  *     boxes of reach 2 and more with partial sums: one-step passes of the
- *     strip kernel instead, tb_strip_single). */
+ *     strip kernel instead, tb_strip_single).
+ * Shapes outside the suite (bench/unseen, docs/benchmarks.md 2026-11-27
+ * 12:59-13:26) added: reach taken per dimension (along i: the rows or
+ * planes in registers; across: the recomputed halo), single steps for a
+ * 2-D point with six divisions or functions and more, for a 3-D point
+ * with any, and for a 3-D loop of two pairs and more. */
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   int rmax = reach_max(k, tb);
