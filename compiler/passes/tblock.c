@@ -159,6 +159,25 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
   return n;
 }
 
+/* Does K read a field that no pair holds and no statement stores at an
+ * offset from its point (a read-only field a pass would load per step)? */
+static int readonly_offset_reads(const IrKernel *k, const IrTb *tb)
+{
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *a = &k->nodes.data[i];
+    if (a->op != OP_LOAD || (!a->off[0] && !a->off[1] && !a->off[2]))
+      continue;
+    if (ir_tb_pair_of_cur(tb, a->ref) >= 0 || ir_tb_pair_of_next(tb, a->ref) >= 0)
+      continue;
+    int stored = 0;
+    for (int e = 0; e < k->effects.len; e++)
+      stored |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == a->ref;
+    if (!stored)
+      return 1;
+  }
+  return 0;
+}
+
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23 and
  * 2026-11-25). CUDA 2-D: 8 steps for one or two pairs of reach 1
  * (bench/jacobi5.stn 4.6x), 4 at reach 2 and more, 6 for more pairs
@@ -462,7 +481,10 @@ int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, c
   return reach_max(k, t) == 2 && !pairs_double(p, t) ? 4 : 2;
 }
 
-/* A 2-D star of reach 2 (no diagonal reads) with one pair: 6 steps under
+/* A 2-D star of reach 2 across the strip (no diagonal reads; a reach of 2
+ * along i only is reach 1's case, aniso2di2.double 557 GCells/s at one
+ * column against 396 at two, docs/benchmarks.md 2026-11-27 13:48) with
+ * one pair: 6 steps under
  * --tb=auto (doubles 8), and two columns a thread at 6 steps (doubles
  * also at 8), asked for or not (j2d9pt 991 GCells/s against 914 at 4,
  * star2d2r 1015 / 927, j2d9pt.double 507 / 474, star2d2r.double 512 /
@@ -471,8 +493,7 @@ int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, c
  * star2d2r.double 536, j2d9pt.double 516, 2026-11-26 09:37). */
 static int star2(const IrKernel *k, const IrTb *tb)
 {
-  return k->rank == 2 && tb->npairs == 1 && tb->reach[0] <= 2 && tb->reach[1] <= 2 &&
-         (tb->reach[0] == 2 || tb->reach[1] == 2) && !reads_diagonal(k, tb);
+  return k->rank == 2 && tb->npairs == 1 && tb->reach[0] <= 2 && tb->reach[1] == 2 && !reads_diagonal(k, tb);
 }
 
 /* A 2-D stencil of reach 1 along the marching axis i and more across the
@@ -481,7 +502,9 @@ static int star2(const IrKernel *k, const IrTb *tb)
  * 256 threads, where the halo is a smaller part of the strip (aniso2d,
  * r1 = 3: 722 GCells/s against 610 on 128 threads and 605 at 4 steps of
  * two columns; H100, docs/benchmarks.md 2026-11-27 12:59, bench/unseen;
- * tb_strip_threads). */
+ * tb_strip_threads). Past r1 = 3, 8 steps' halo outweighs: 4 steps of
+ * two columns, still on 256 threads (aniso2dj4, r1 = 4: 623 GCells/s,
+ * 574 at 8, 559 at 4 on 128; 13:48-13:51). */
 static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
 {
   return k->rank == 2 && tb->reach[0] == 1 && tb->reach[1] > 1 && tb->npairs == 1 && !pairs_double(p, tb) &&
@@ -530,8 +553,13 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
     }
     if (ro) {
       *why = "--tb=auto: on the GPU, 3-D temporal blocking of a kernel with read-only fields pays when they dominate "
-             "the traffic (docs/benchmarks.md)";
-      return !o->no_tb_reuse && ro >= 4 * tb->npairs ? 2 : 1;
+             "the traffic or are read at the point only (docs/benchmarks.md)";
+      /* read at the point only, a pass loads them once for its steps
+       * (diff3dc, one such field: 2 steps 272 GCells/s against 228
+       * single); read at offsets too, each step loads them again
+       * (vardiff3d: 157 at 2 steps against 218 single; H100,
+       * docs/benchmarks.md 2026-11-27 13:00 and 13:48, bench/unseen) */
+      return !o->no_tb_reuse && (ro >= 4 * tb->npairs || !readonly_offset_reads(k, tb)) ? 2 : 1;
     }
     /* A division or a function at every point: the fused kernel's 64
      * registers a thread do not hold it with every step's planes, and a
@@ -605,19 +633,20 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
   if (star2(k, tb)) /* --tb-exchange=shfl: 6 (8 not measured) */
     return pairs_double(p, tb) && !o->tb_shfl ? 8 : 6;
+  /* reach 1 across the strip, more along i: the halo is reach 1's and
+   * every step's 2 r0 + 1 rows fit the registers at 8 steps (aniso2di, r0
+   * = 3: 663 GCells/s at 8, 659 at 6, 470 at 4 with two columns, 300
+   * single; aniso2di2.double, r0 = 2: 557 at 8, one column; H100,
+   * docs/benchmarks.md 2026-11-27 13:24 and 13:48, bench/unseen) */
+  if (tb->reach[1] <= 1 && tb->npairs == 1)
+    return 8;
   /* reach 2 with diagonal reads within one point (no box's outer corners,
    * no partial sums): a star of reach 2's 6 steps, one column a thread
    * (biharm2d, 13 points: 586 GCells/s at 6 against 517 at 4; H100,
    * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
   if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb))
     return 6;
-  /* reach 1 across the strip, more along i: the halo is reach 1's and
-   * every step's 2 r0 + 1 rows fit the registers at 8 steps (aniso2di, r0
-   * = 3: 663 GCells/s at 8, 659 at 6, 470 at 4 with two columns, 300
-   * single; H100, docs/benchmarks.md 2026-11-27 13:24, bench/unseen) */
-  if (tb->reach[1] <= 1 && tb->npairs == 1)
-    return 8;
-  if (wide_halo(p, k, tb))
+  if (wide_halo(p, k, tb) && tb->reach[1] <= 3)
     return 8;
   return rmax > 1 ? 4 : 8;
 }
