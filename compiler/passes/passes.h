@@ -73,9 +73,6 @@ int tb_strip_march(const IrKernel *k, const IrTb *t, const PassOptions *o, int s
 int tb_edge_columns(const IrKernel *k, const IrTb *t, int vec);
 /* tblock.c: divisions and functions K computes at every point. */
 int tb_point_specials(const IrKernel *k);
-/* --tb=auto: 2-D kernels with this many divisions or functions a point
- * take single steps (passes/tblock.c auto_steps) */
-#define TB_SPECIALS_SINGLE 6
 /* gpu.c: the points a thread of k's single-step kernel takes (vector loads) */
 int gpu_single_step_vec(const IrProgram *p, const IrKernel *k, const PassOptions *o);
 /* tbmodel.c: the single-step candidate's warps a multiprocessor from its

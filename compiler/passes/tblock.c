@@ -496,8 +496,9 @@ static int star2(const IrKernel *k, const IrTb *tb)
   return k->rank == 2 && tb->npairs == 1 && tb->reach[0] <= 2 && tb->reach[1] == 2 && !reads_diagonal(k, tb);
 }
 
-/* A 2-D stencil of reach 1 along the marching axis i and more across the
- * strip (j), one float pair, no partial sums: its rows in registers are
+/* A 2-D stencil of reach 1 along the marching axis i and 3 or more across
+ * the strip (j; 2 is a star of reach 2's, star2), one float pair, no
+ * partial sums: its rows in registers are
  * reach 1's (three a step), its halo T r1 columns a side. 8 steps on
  * 256 threads, where the halo is a smaller part of the strip (aniso2d,
  * r1 = 3: 722 GCells/s against 610 on 128 threads and 605 at 4 steps of
@@ -507,7 +508,7 @@ static int star2(const IrKernel *k, const IrTb *tb)
  * 574 at 8, 559 at 4 on 128; 13:48-13:51). */
 static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
 {
-  return k->rank == 2 && tb->reach[0] == 1 && tb->reach[1] > 1 && tb->npairs == 1 && !pairs_double(p, tb) &&
+  return k->rank == 2 && tb->reach[0] == 1 && tb->reach[1] >= 3 && tb->npairs == 1 && !pairs_double(p, tb) &&
          !reads_diagonal(k, tb);
 }
 
@@ -555,20 +556,24 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
       *why = "--tb=auto: on the GPU, 3-D temporal blocking of a kernel with read-only fields pays when they dominate "
              "the traffic or are read at the point only (docs/benchmarks.md)";
       /* read at the point only, a pass loads them once for its steps
-       * (diff3dc, one such field: 2 steps 272 GCells/s against 228
+       * (diff3dc, one such field, one float pair of reach 1 without
+       * divisions or functions: 2 steps 272 GCells/s against 228
        * single); read at offsets too, each step loads them again
        * (vardiff3d: 157 at 2 steps against 218 single; H100,
        * docs/benchmarks.md 2026-11-27 13:00 and 13:48, bench/unseen) */
-      return !o->no_tb_reuse && (ro >= 4 * tb->npairs || !readonly_offset_reads(k, tb)) ? 2 : 1;
+      int point_only = tb->npairs == 1 && rmax <= 1 && !pairs_double(p, tb) && !tb_point_specials(k) &&
+                       !readonly_offset_reads(k, tb); /* what diff3dc is */
+      return !o->no_tb_reuse && (ro >= 4 * tb->npairs || point_only) ? 2 : 1;
     }
-    /* A division or a function at every point: the fused kernel's 64
-     * registers a thread do not hold it with every step's planes, and a
-     * step bound on chip gains nothing from fewer bytes (box3dexp, a box
-     * of reach 1 and an exp: 239 GCells/s single, 191 at 2 steps with
-     * partial sums, where box3d1r without the exp runs 318 fused; H100,
-     * docs/benchmarks.md 2026-11-27 13:24, bench/unseen) */
-    if (tb_point_specials(k) > 0) {
-      *why = "--tb=auto: on the GPU, 3-D temporal blocking of a kernel that divides or calls a function at every point "
+    /* A box with a division or a function at every point: the fused
+     * kernel's 64 registers a thread do not hold it with every step's
+     * planes, and a step bound on chip gains nothing from fewer bytes
+     * (box3dexp, a box of reach 1 and an exp: 239 GCells/s single, 191 at
+     * 2 steps with partial sums, where box3d1r without the exp runs 318
+     * fused; H100, docs/benchmarks.md 2026-11-27 13:24, bench/unseen).
+     * Stars were not measured so: they keep their rule. */
+    if (tb_point_specials(k) > 0 && reads_diagonal(k, tb)) {
+      *why = "--tb=auto: on the GPU, 3-D temporal blocking of a box that divides or calls a function at every point "
              "ran slower than single steps (docs/benchmarks.md, bench/unseen)";
       return 1;
     }
@@ -598,8 +603,8 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * 291.6 on 32x32, 3: 205, single 305; H100, docs/benchmarks.md
      * 2026-11-27 12:59-13:07, bench/unseen). */
     int r0 = tb->reach[0];
-    if (axis_star(k, tb) && 12 / (2 * r0 + 1) >= 2)
-      return 12 / (2 * r0 + 1) > 4 ? 4 : 12 / (2 * r0 + 1);
+    if (axis_star(k, tb) && 12 / (2 * r0 + 1) >= 2) /* r0 = 2: 2 steps; 3 and more: single, below */
+      return 12 / (2 * r0 + 1);
     if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
@@ -616,7 +621,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * gradient2d, two: 317 single, 650 at 8; their costs a point, fitted
    * linearly in the count, cross near six; H100, docs/benchmarks.md
    * 2026-11-27 12:59, bench/unseen) */
-  if (tb_point_specials(k) >= TB_SPECIALS_SINGLE) {
+  if (tb_point_specials(k) >= 6) {
     *why = "--tb=auto: on the GPU, a 2-D step with six divisions or functions a point or more is bound on chip already; "
            "fused steps would only add the recomputed halo (docs/benchmarks.md, bench/unseen)";
     return 1;
@@ -637,16 +642,19 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * every step's 2 r0 + 1 rows fit the registers at 8 steps (aniso2di, r0
    * = 3: 663 GCells/s at 8, 659 at 6, 470 at 4 with two columns, 300
    * single; aniso2di2.double, r0 = 2: 557 at 8, one column; H100,
-   * docs/benchmarks.md 2026-11-27 13:24 and 13:48, bench/unseen) */
-  if (tb->reach[1] <= 1 && tb->npairs == 1)
+   * docs/benchmarks.md 2026-11-27 13:24 and 13:48, bench/unseen). Stars
+   * up to r0 = 3, as measured; these rules not with --tb-exchange=shfl,
+   * whose warps each compute their own halo (not measured). */
+  if (tb->reach[1] <= 1 && tb->reach[0] <= 3 && tb->npairs == 1 && !reads_diagonal(k, tb) && !o->tb_shfl)
     return 8;
   /* reach 2 with diagonal reads within one point (no box's outer corners,
    * no partial sums): a star of reach 2's 6 steps, one column a thread
    * (biharm2d, 13 points: 586 GCells/s at 6 against 517 at 4; H100,
    * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
-  if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb))
+  if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb) && !pairs_double(p, tb) && !tb_point_specials(k) &&
+      !o->tb_shfl) /* as measured: a float, no divisions or functions */
     return 6;
-  if (wide_halo(p, k, tb) && tb->reach[1] <= 3)
+  if (wide_halo(p, k, tb) && tb->reach[1] <= 3 && !o->tb_shfl)
     return 8;
   return rmax > 1 ? 4 : 8;
 }
