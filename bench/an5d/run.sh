@@ -125,6 +125,7 @@ mkdir -p "$B/jobs"
 for c in $CASES; do
   src=$(src_of "$c")
   [ -f "$src" ] || { say "  $c: no $src"; fail=1; continue; }
+  [ -n "$(size_of "$c")" ] || { say "  $c: no 'param int N = <number>' line in $src to size it by"; fail=1; continue; }
   prec=$(prec_of "$c")
   [ "${AN5D_TABLE:-1}" = 1 ] && for cfg in $(configs_of "$c"); do
     # as the artifact's nvcc_compile_top5.sh, for sm_90 (doubles: -D SB_TYPE=double)
