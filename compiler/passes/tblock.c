@@ -138,6 +138,17 @@ static int mentions(const IrProgram *p, const IrBlock *blk, int from, int f)
   return 0;
 }
 
+/* Is field f read-only in K's loop: no pair's, never stored by K? */
+static int readonly_field(const IrKernel *k, const IrTb *tb, int f)
+{
+  if (ir_tb_pair_of_cur(tb, f) >= 0 || ir_tb_pair_of_next(tb, f) >= 0)
+    return 0;
+  for (int e = 0; e < k->effects.len; e++)
+    if (k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == f)
+      return 0;
+  return 1;
+}
+
 /* Fields that only K's own point reads (no pair's, never stored), at
  * most max of them into out: what a 3-D pass on the GPU can load once
  * instead of once per step. Returns how many. */
@@ -148,9 +159,7 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
     const IrNode *a = &k->nodes.data[i];
     if (a->op != OP_LOAD || a->off[0] || a->off[1] || a->off[2])
       continue;
-    int skip = ir_tb_pair_of_cur(tb, a->ref) >= 0 || ir_tb_pair_of_next(tb, a->ref) >= 0;
-    for (int e = 0; e < k->effects.len; e++)
-      skip |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == a->ref;
+    int skip = !readonly_field(k, tb, a->ref);
     for (int j = 0; j < n; j++)
       skip |= out[j] == a->ref;
     if (!skip)
@@ -159,20 +168,13 @@ static int readonly_point_fields(const IrKernel *k, const IrTb *tb, int *out, in
   return n;
 }
 
-/* Does K read a field that no pair holds and no statement stores at an
- * offset from its point (a read-only field a pass would load per step)? */
+/* Does K read a read-only field (readonly_field) at an offset from its
+ * point (one a pass would load again each step)? */
 static int readonly_offset_reads(const IrKernel *k, const IrTb *tb)
 {
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *a = &k->nodes.data[i];
-    if (a->op != OP_LOAD || (!a->off[0] && !a->off[1] && !a->off[2]))
-      continue;
-    if (ir_tb_pair_of_cur(tb, a->ref) >= 0 || ir_tb_pair_of_next(tb, a->ref) >= 0)
-      continue;
-    int stored = 0;
-    for (int e = 0; e < k->effects.len; e++)
-      stored |= k->effects.data[e].kind == EFF_STORE && k->effects.data[e].ref == a->ref;
-    if (!stored)
+    if (a->op == OP_LOAD && (a->off[0] || a->off[1] || a->off[2]) && readonly_field(k, tb, a->ref))
       return 1;
   }
   return 0;
@@ -201,31 +203,23 @@ static int cpu_marches(const IrProgram *p, const IrKernel *k, const IrTb *tb, co
   return o->target != TARGET_CUDA && k->rank == 3 && !g->periodic[0] && !g->periodic[1];
 }
 
-/* Does K read a cur field at an offset off the axes (a box stencil's
- * corners)? */
-static int reads_diagonal(const IrKernel *k, const IrTb *tb)
-{
-  for (int i = 0; i < k->nodes.len; i++) {
-    const IrNode *a = &k->nodes.data[i];
-    if (a->op == OP_LOAD && ir_tb_pair_of_cur(tb, a->ref) >= 0 && (a->off[0] != 0) + (a->off[1] != 0) + (a->off[2] != 0) > 1)
-      return 1;
-  }
-  return 0;
-}
-
-/* Does K read a cur field off the axes farther than one point along some
- * dimension (a box stencil's outer corners, not a biharmonic's)? */
-static int reads_far_diagonal(const IrKernel *k, const IrTb *tb)
+/* Does K read a cur field at an offset off the axes reaching beyond r
+ * points along some dimension? r = 0: any (a box stencil's corners,
+ * reads_diagonal); r = 1: a box's outer corners of reach 2 and more, not
+ * a biharmonic's near ones. */
+static int reads_diagonal_beyond(const IrKernel *k, const IrTb *tb, int r)
 {
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *a = &k->nodes.data[i];
     if (a->op == OP_LOAD && ir_tb_pair_of_cur(tb, a->ref) >= 0 &&
         (a->off[0] != 0) + (a->off[1] != 0) + (a->off[2] != 0) > 1 &&
-        (abs(a->off[0]) > 1 || abs(a->off[1]) > 1 || abs(a->off[2]) > 1))
+        (abs(a->off[0]) > r || abs(a->off[1]) > r || abs(a->off[2]) > r))
       return 1;
   }
   return 0;
 }
+
+static int reads_diagonal(const IrKernel *k, const IrTb *tb) { return reads_diagonal_beyond(k, tb, 0); }
 
 /* Partial sums (IrTb.psum). A term of the chain: no field but cur at one
  * offset `*row` along dimension 0 (INT_MIN: none yet), no index, and no value the
@@ -540,8 +534,9 @@ static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
  * Shapes outside the suite (bench/unseen, docs/benchmarks.md 2026-11-27
  * 12:59-13:26) added: reach taken per dimension (along i: the rows or
  * planes in registers; across: the recomputed halo), single steps for a
- * 2-D point with six divisions or functions and more, for a 3-D point
- * with any, and for a 3-D loop of two pairs and more. */
+ * 2-D point with six divisions or functions and more, for a 3-D box's
+ * point with any, and for a 3-D loop of two pairs and more; each only as
+ * far as it was measured, and none with --tb-exchange=shfl. */
 static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
   int rmax = reach_max(k, tb);
@@ -602,9 +597,9 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
      * GCells/s, 217.4 on 32x32, 3: 212, 4: 139, single 149; aniso3d 321.5,
      * 291.6 on 32x32, 3: 205, single 305; H100, docs/benchmarks.md
      * 2026-11-27 12:59-13:07, bench/unseen). */
-    int r0 = tb->reach[0];
-    if (axis_star(k, tb) && 12 / (2 * r0 + 1) >= 2) /* r0 = 2: 2 steps; 3 and more: single, below */
-      return 12 / (2 * r0 + 1);
+    int axis_steps = 12 / (2 * tb->reach[0] + 1); /* r0 = 2: 2 steps; 3 and more: single, below */
+    if (axis_star(k, tb) && axis_steps >= 2)
+      return axis_steps;
     if (rmax > 1) /* boxes with partial sums: one step a pass of the strip (tb_strip_single) */
       return 1;
     if (pairs_double(p, tb))
@@ -630,8 +625,11 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * at each side (box2d2r 4 steps 702, 8: 480; box2d3r 3 steps 340, 4:
    * 317; box2d4r 2 steps 223, 3: 183, 4: 112; box2d1r 8 steps 1238) */
   if (tb_psum_for(p, k, tb, o) >= 0) {
-    *why = "--tb=auto: on the GPU, a 2-D box of reach 9 or more recomputes more halo than fused steps save";
-    return rmax >= 9 ? 1 : 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
+    if (rmax >= 9) {
+      *why = "--tb=auto: on the GPU, a 2-D box of reach 9 or more recomputes more halo than fused steps save";
+      return 1;
+    }
+    return 9 / rmax > 8 ? 8 : 9 / rmax < 2 ? 2 : 9 / rmax;
   }
   /* stars of reach 2: 6 steps at two columns; doubles 8 (star2d2r.double
    * 536 GCells/s against 505 at 6, j2d9pt.double 516 / 500; floats lose
@@ -651,7 +649,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * no partial sums): a star of reach 2's 6 steps, one column a thread
    * (biharm2d, 13 points: 586 GCells/s at 6 against 517 at 4; H100,
    * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
-  if (rmax == 2 && tb->npairs == 1 && !reads_far_diagonal(k, tb) && !pairs_double(p, tb) && !tb_point_specials(k) &&
+  if (rmax == 2 && tb->npairs == 1 && !reads_diagonal_beyond(k, tb, 1) && !pairs_double(p, tb) && !tb_point_specials(k) &&
       !o->tb_shfl) /* as measured: a float, no divisions or functions */
     return 6;
   if (wide_halo(p, k, tb) && tb->reach[1] <= 3 && !o->tb_shfl)
