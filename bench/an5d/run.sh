@@ -29,7 +29,8 @@
 #          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3 8:--tb-vec=4"
 #          the builds it verifies (default: default 1 2 ... 8 8:--tb-vec=4, the
 #          last with the edge columns in shared memory; T:FLAGS: --tb=T and
-#          FLAGS, ':' joining them, T a number); AN5D_SANITIZE=1  compute-sanitizer
+#          FLAGS, ':' joining them, T a number; default:FLAGS: --tb=auto's
+#          choice under FLAGS, e.g. default:--tb-exchange=shfl); AN5D_SANITIZE=1  compute-sanitizer
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
@@ -140,8 +141,9 @@ for c in $CASES; do
     for t in $VSTEPS; do
       case $t in
         default) fl="" ;;
+        default:*) fl="${t#default:}"; fl="${fl//:/ }" ;;
         [1-8] | [1-8]:*) fl="--tb=${t//:/ }" ;;
-        *) echo "run.sh: AN5D_VERIFY_STEPS: '$t' is not default, T or T:FLAGS (T from 1 to 8)" >&2; exit 2 ;;
+        *) echo "run.sh: AN5D_VERIFY_STEPS: '$t' is not default, default:FLAGS, T or T:FLAGS (T from 1 to 8)" >&2; exit 2 ;;
       esac
       echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$(tag "$t") $src > $B/$c.v$(tag "$t").log 2>&1" > "$B/jobs/$c.v$(tag "$t").sh"
     done
