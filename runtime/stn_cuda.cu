@@ -26,6 +26,13 @@ int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns
   return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
 }
 
+int stn_cuda_tb_per_sm(const void *kernel, int threads, size_t smem)
+{
+  int per_sm = 0;
+  STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+  return per_sm;
+}
+
 bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
 {
   static int sms = 0, l2 = 0;

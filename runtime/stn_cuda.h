@@ -91,20 +91,20 @@ static inline int stn_tb_march_for(long slots, long columns, long rows, int warm
     }
   return most;
 }
-/* Rows per block of a 2-D strip pass of light steps (IrTb.march_area,
- * passes/tblock.c light_steps): about sqrt(rows x columns) / 64 rows,
- * times sqrt(warm / 24) (warm: the rows a block computes beyond its own;
- * a longer warm-up asks a longer march), at least 32, in bands of equal
- * length; 0 where that is not shorter than `most` (then the waves
- * decide, stn_cuda_tb_march). Measured on the H100, docs/benchmarks.md
- * 2026-11-27 16:30: j2d5pt 8192^2 1240 GCells/s at 128 rows against 878
- * at the waves' 256; 4096 x 16384 and 16384 x 4096 best at 96-128 rows,
- * as 8192^2. */
-static inline int stn_tb_march_area(long rows, long columns, int warm, int most)
+/* Rows per block of a 2-D strip pass from the grid's area (IrTb.march_area,
+ * passes/tblock.c area_divisor): about sqrt(rows x columns) / div rows
+ * (div 64 for light steps, 48 for heavier ones), times sqrt(warm / 24)
+ * (warm: the rows a block computes beyond its own; a longer warm-up asks
+ * a longer march), at least 32, in bands of equal length; 0 where that
+ * is not shorter than `most` (then the waves decide, stn_cuda_tb_march).
+ * Measured on the H100, docs/benchmarks.md 2026-11-27 16:00-16:45:
+ * j2d5pt 8192^2 1240 GCells/s at 128 rows against 878 at the waves' 256;
+ * 4096 x 16384 and 16384 x 4096 best at 96-128 rows, as 8192^2. */
+static inline int stn_tb_march_area(long rows, long columns, int warm, int most, int div)
 {
-  if (rows <= 0 || columns <= 0 || warm <= 0)
+  if (rows <= 0 || columns <= 0 || warm <= 0 || div <= 0)
     return 0;
-  const double want = sqrt((double)rows * (double)columns) / 64 * sqrt(warm / 24.0);
+  const double want = sqrt((double)rows * (double)columns) / div * sqrt(warm / 24.0);
   if (want >= most)
     return 0;
   const long m = want < 32 ? 32 : (long)want, bands = (rows + m - 1) / m;
@@ -113,6 +113,9 @@ static inline int stn_tb_march_area(long rows, long columns, int warm, int most)
 /* The same for `kernel` on the current GPU (its occupancy at `threads`
  * and `smem` bytes of dynamic shared memory per block). */
 int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most);
+/* Blocks of `kernel` a multiprocessor holds at `threads` and `smem` bytes
+ * of dynamic shared memory (the area's march needs two or more). */
+int stn_cuda_tb_per_sm(const void *kernel, int threads, size_t smem);
 /* Whether a temporally blocked loop should run fused passes: when the
  * fields of a step (`bytes`, allocated) exceed the L2 cache, which
  * otherwise keeps them between single steps already, and the fused
