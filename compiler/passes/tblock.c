@@ -436,29 +436,28 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
              ? 16 : 32;
 }
 
-/* 2-D strip passes march a length from the grid's area where that is
- * shorter than the GPU's waves ask (IrTb.march_area, stn_tb_march_area):
- * about sqrt(rows x columns) / D rows, times sqrt(warm-up / 24), where
- * the kernel has two blocks or more a multiprocessor (the run time asks
- * its occupancy). D is 64 for steps the time model puts below 1.6 ps a
- * point and step (at 3000 GB/s, at the steps chosen), 48 for heavier
- * ones. On the H100 (docs/benchmarks.md 2026-11-27 16:00-16:45) the
- * waves' choice kept such passes at 180-256 rows where shorter ones ran
- * faster: j2d5pt 878 GCells/s at 8192^2 against 1240 at 128 rows, 492
- * at 4096^2 against 845 at 48; box2d1r, star2d2r, j2d5pt.double, gs2d,
- * aniso2dj4 alike (11-41% at 8192^2), rectangles of the same area the
- * same. Heavier steps (pm2d, biharm2d, box2ddiv, sqrt2d.double,
- * gs2d.double, vardiff2d.double) ran best at 64-96 rows at 4096^2 (1.1
- * to 1.8 times the waves' choice) but at the waves' 180-240 at 8192^2,
- * 1-5% slower at 128. lbm_d2q9 (one block a multiprocessor) ran best at
- * the waves' choice at 2048^2 to 8192^2. At 16384^2 (12288^2 for the
- * heavier) the area's length is past 256 rows and the waves decide as
- * before. */
-static int area_divisor(const IrKernel *k, const IrTb *t, const IrTbModel *m)
+/* 2-D strip passes march a length from the grid's area where the kernel
+ * has two blocks or more a multiprocessor (the run time asks its
+ * occupancy; IrTb.march_area, stn_tb_march_area): steps the time model
+ * puts below 1.6 ps a point and step (at 3000 GB/s, at the steps chosen)
+ * 128 rows at 8192^2 points, as sqrt(rows x columns)^1.5, up to 384
+ * (2); heavier ones sqrt(rows x columns) / 48, and past 256 rows the
+ * GPU's waves decide as before (1). The waves' model times a block by
+ * its rows alone, whatever shares its multiprocessor, and kept such
+ * passes at 180-256 rows where other marches ran faster (H100,
+ * docs/benchmarks.md 2026-11-27 15:55-17:00): j2d5pt 878 GCells/s at
+ * 8192^2 against 1240 at 128 rows, 492 at 4096^2 against 845 at 48,
+ * 1520 at 16384^2 against 1543 at 384; box2d1r, star2d2r, j2d5pt.double,
+ * gs2d, aniso2dj4 alike, rectangles as squares of their area. Heavier
+ * steps (pm2d, biharm2d, box2ddiv, sqrt2d.double, gs2d.double,
+ * vardiff2d.double) ran best at 64-96 rows at 4096^2, at 192 or the
+ * waves' 180-240 at 8192^2. lbm_d2q9 (one block a multiprocessor) is
+ * best at the waves' choice at 2048^2 to 8192^2. */
+static int area_march(const IrKernel *k, const IrTb *t, const IrTbModel *m)
 {
   if (k->rank != 2 || t->cuda != TB_STRIP || !m || t->steps < 2 || t->steps > m->n)
     return 0;
-  return tb_model_ps(&m->c[t->steps - 1], 3000) < 1.6 ? 64 : 48;
+  return tb_model_ps(&m->c[t->steps - 1], 3000) < 1.6 ? 2 : 1;
 }
 
 /* The planes a block of the 3-D strip kernel marches at most (the run
@@ -1070,7 +1069,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
           smem_layout(p, t, k);
           t->march_fixed = o->march != 0;
-          t->march_area = t->march_fixed ? 0 : area_divisor(k, t, s->tb_model);
+          t->march_area = t->march_fixed ? 0 : area_march(k, t, s->tb_model);
           choose_tiles(p, t, k, o);
           t->halo = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
@@ -1131,10 +1130,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                                  wide_halo(p, k, t) ? "wide halo columns" : "divisions or functions",
                                                  o->arch),
                                   t->march_fixed ? "" : "up to ", t->march,
-                                  t->march_area ? arena_printf(p->arena, " (fewer on smaller grids: about sqrt(rows x columns) "
-                                                  "/ %d where the kernel has two blocks a multiprocessor, for %s steps; "
-                                                  "docs/tblock.md)", t->march_area, t->march_area == 64 ? "light" : "heavier")
-                                                : "");
+                                  t->march_area == 2 ? " (where the kernel has two blocks a multiprocessor, from the "
+                                                       "grid's area instead, for light steps: 128 rows at 8192^2, as "
+                                                       "sqrt(rows x columns)^1.5, up to 384; docs/tblock.md)"
+                                  : t->march_area ? " (where the kernel has two blocks a multiprocessor, fewer on smaller "
+                                                    "grids, for heavier steps: about sqrt(rows x columns) / 48; "
+                                                    "docs/tblock.md)"
+                                                  : "");
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
