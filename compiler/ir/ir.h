@@ -199,9 +199,10 @@ typedef struct IrTb {
   enum { TB_SMEM, TB_SHFL, TB_STRIP } cuda;
   int block[MAX_RANK], march;
   int march_fixed;          /* --march: exactly `march` rows; else at most, chosen at run time */
-  int march_area;           /* 2-D strip passes: the run time takes the march from the grid's area
-                             * (stn_tb_march_area; passes/tblock.c, area_march): 2 for light steps, 1 for
-                             * heavier ones; 0: the GPU's waves decide */
+  enum { TB_AREA_NONE, TB_AREA_HEAVY, TB_AREA_LIGHT } march_area;
+                           /* 2-D strip passes: the run time takes the march from the grid's area for light
+                            * or heavier steps (stn_tb_march_area; passes/tblock.c, area_march); NONE: the
+                            * GPU's waves decide */
   int halo;                /* points of halo at each side along the contiguous dimension: T x reach, in 2-D
                             * rounded up to whole threads */
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */

@@ -441,8 +441,8 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
  * occupancy; IrTb.march_area, stn_tb_march_area): steps the time model
  * puts below 1.6 ps a point and step (at 3000 GB/s, at the steps chosen)
  * 128 rows at 8192^2 points, as sqrt(rows x columns)^1.5, up to 384
- * (2); heavier ones sqrt(rows x columns) / 48, and past 256 rows the
- * GPU's waves decide as before (1). The waves' model times a block by
+ * (TB_AREA_LIGHT); heavier ones sqrt(rows x columns) / 48, and past 256
+ * rows the GPU's waves decide as before (TB_AREA_HEAVY). The waves' model times a block by
  * its rows alone, whatever shares its multiprocessor, and kept such
  * passes at 180-256 rows where other marches ran faster (H100,
  * docs/benchmarks.md 2026-11-27 15:55-16:50): j2d5pt 878 GCells/s at
@@ -456,8 +456,8 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
 static int area_march(const IrKernel *k, const IrTb *t, const IrTbModel *m)
 {
   if (k->rank != 2 || t->cuda != TB_STRIP || !m || t->steps < 2 || t->steps > m->n)
-    return 0;
-  return tb_model_ps(&m->c[t->steps - 1], 3000) < 1.6 ? 2 : 1;
+    return TB_AREA_NONE;
+  return tb_model_ps(&m->c[t->steps - 1], 3000) < 1.6 ? TB_AREA_LIGHT : TB_AREA_HEAVY;
 }
 
 /* The planes a block of the 3-D strip kernel marches at most (the run
@@ -1069,7 +1069,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
           smem_layout(p, t, k);
           t->march_fixed = o->march != 0;
-          t->march_area = t->march_fixed ? 0 : area_march(k, t, s->tb_model);
+          t->march_area = t->march_fixed ? TB_AREA_NONE : area_march(k, t, s->tb_model);
           choose_tiles(p, t, k, o);
           t->halo = steps * t->reach[k->rank - 1];
           if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
@@ -1130,13 +1130,14 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                                  wide_halo(p, k, t) ? "wide halo columns" : "divisions or functions",
                                                  o->arch),
                                   t->march_fixed ? "" : "up to ", t->march,
-                                  t->march_area == 2 ? " (where the kernel has two blocks a multiprocessor, from the "
-                                                       "grid's area instead, for light steps: 128 rows at 8192^2, as "
-                                                       "sqrt(rows x columns)^1.5, up to 384; docs/tblock.md)"
-                                  : t->march_area ? " (where the kernel has two blocks a multiprocessor, fewer on smaller "
-                                                    "grids, for heavier steps: about sqrt(rows x columns) / 48; "
-                                                    "docs/tblock.md)"
-                                                  : "");
+                                  t->march_area == TB_AREA_LIGHT
+                                      ? " (where the kernel has two blocks a multiprocessor, from the grid's area "
+                                        "instead, for light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5, "
+                                        "up to 384; docs/tblock.md)"
+                                  : t->march_area == TB_AREA_HEAVY
+                                      ? " (where the kernel has two blocks a multiprocessor, fewer on smaller grids, "
+                                        "for heavier steps: about sqrt(rows x columns) / 48; docs/tblock.md)"
+                                      : "");
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
