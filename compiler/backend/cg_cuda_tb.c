@@ -990,7 +990,7 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
                k->name, inst[x]);
   if (tb->march_area != TB_AREA_NONE) /* the grid's area (passes/tblock.c, area_march) */
     buf_printf(b, "    const int area_ = stn_cuda_tb_per_sm((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_) >= 2\n"
-               "                      ? stn_tb_march_area((long)%s.n[0], (long)%s.n[1], %d, %d, march_) : 0;\n"
+               "                      ? stn_tb_march_area((long)%s.n[0], (long)%s.n[1], %d, %d) : 0;\n"
                "    if (area_)\n      march_ = area_;\n    else\n  ", k->name, inst[0], gname, gname, T * (R0 + LAG),
                tb->march_area == TB_AREA_LIGHT);
   if (!tb->march_fixed)

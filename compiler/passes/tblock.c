@@ -438,21 +438,22 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
 
 /* 2-D strip passes march a length from the grid's area where the kernel
  * has two blocks or more a multiprocessor (the run time asks its
- * occupancy; IrTb.march_area, stn_tb_march_area): steps the time model
- * puts below 1.6 ps a point and step (at 3000 GB/s, at the steps chosen)
- * 128 rows at 8192^2 points, as sqrt(rows x columns)^1.5, up to 384
- * (TB_AREA_LIGHT); heavier ones sqrt(rows x columns) / 48, and past 256
- * rows the GPU's waves decide as before (TB_AREA_HEAVY). The waves' model times a block by
- * its rows alone, whatever shares its multiprocessor, and kept such
- * passes at 180-256 rows where other marches ran faster (H100,
- * docs/benchmarks.md 2026-11-27 15:55-16:50): j2d5pt 878 GCells/s at
- * 8192^2 against 1240 at 128 rows, 492 at 4096^2 against 845 at 48,
- * 1520 at 16384^2 against 1543 at 384; box2d1r, star2d2r, j2d5pt.double,
- * gs2d, aniso2dj4 alike, rectangles as squares of their area. Heavier
- * steps (pm2d, biharm2d, box2ddiv, sqrt2d.double, gs2d.double,
- * vardiff2d.double) ran best at 64-96 rows at 4096^2, at 192 or the
- * waves' 180-240 at 8192^2. lbm_d2q9 (one block a multiprocessor) is
- * best at the waves' choice at 2048^2 to 8192^2. */
+ * occupancy; IrTb.march_area, stn_tb_march_area), 32 to 384 rows: steps
+ * the time model puts below 1.6 ps a point and step (at 3000 GB/s, at
+ * the steps chosen) 128 rows at 8192^2 points, as sqrt(rows x
+ * columns)^1.5 (TB_AREA_LIGHT); heavier ones sqrt(rows x columns) / 48
+ * (TB_AREA_HEAVY). The waves' model times a block by its rows alone,
+ * whatever shares its multiprocessor, and kept such passes at 180-256
+ * rows where other marches ran faster (H100, docs/benchmarks.md
+ * 2026-11-27 15:55-17:10): j2d5pt 878 GCells/s at 8192^2 against 1240 at
+ * 128 rows, 492 at 4096^2 against 845 at 48, 1520 at 16384^2 against
+ * 1543 at 384; box2d1r, star2d2r, j2d5pt.double, gs2d, aniso2dj4 alike,
+ * rectangles as squares of their area. Heavier steps (pm2d, biharm2d,
+ * box2ddiv, sqrt2d.double, gs2d.double, vardiff2d.double) ran best at
+ * 64-96 rows at 4096^2, at 192 or the waves' 180-240 at 8192^2, and
+ * past 256 rows at 16384^2 (j2d9pt.double 508 -> 550, star2d4r 537 ->
+ * 564). lbm_d2q9 (one block a multiprocessor) is best at the waves'
+ * choice at 2048^2 to 8192^2. */
 static int area_march(const IrKernel *k, const IrTb *t, const IrTbModel *m)
 {
   if (k->rank != 2 || t->cuda != TB_STRIP || !m || t->steps < 2 || t->steps > m->n)
@@ -1135,8 +1136,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                         "instead, for light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5, "
                                         "up to 384; docs/tblock.md)"
                                   : t->march_area == TB_AREA_HEAVY
-                                      ? " (where the kernel has two blocks a multiprocessor, fewer on smaller grids, "
-                                        "for heavier steps: about sqrt(rows x columns) / 48; docs/tblock.md)"
+                                      ? " (where the kernel has two blocks a multiprocessor, from the grid's area "
+                                        "instead, for heavier steps: about sqrt(rows x columns) / 48, up to 384; "
+                                        "docs/tblock.md)"
                                       : "");
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "

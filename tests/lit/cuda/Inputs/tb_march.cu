@@ -44,23 +44,23 @@ int main()
   printf("diffusion3d 192: %d\n", stn_tb_pays_for(2.0 * 194 * 194 * 208 * 4, l2, 256, 132));
   printf("lbm 320x128, 10 blocks: %d\n", stn_tb_pays_for(1e9, l2, 10, 132));
   // 2-D strip passes march from the grid's area (stn_tb_march_area), side
-  // = sqrt(rows x columns) / 8192: light steps 128 side^1.5 rows up to 384
-  // (H100: j2d5pt best at 48 rows at 4096^2, 128 at 8192^2, 192-256 at
-  // 12288^2, 347-384 at 16384^2; 4096 x 16384 either way round at 96-128),
-  // heavier ones sqrt(rows x columns) / 48, 0 past the most (then the
-  // waves decide; pm2d, biharm2d, box2ddiv best at 64-96 rows at 4096^2, at
-  // the waves' 180-240 at 8192^2); times sqrt(warm / 24), at least 32 rows,
-  // in bands of equal length.
+  // = sqrt(rows x columns) / 8192: light steps 128 side^1.5 rows (H100:
+  // j2d5pt best at 48 rows at 4096^2, 128 at 8192^2, 192-256 at 12288^2,
+  // 347-384 at 16384^2; 4096 x 16384 either way round at 96-128), heavier
+  // ones sqrt(rows x columns) / 48 (pm2d, biharm2d, box2ddiv best at 64-96
+  // rows at 4096^2, 192-240 at 8192^2, j2d9pt.double past 256 at 16384^2);
+  // times sqrt(warm / 24), 32 to 384 rows, in bands of equal length.
   printf("area light 4096^2 8192^2 12288^2 16384^2 20480^2: %d %d %d %d %d\n",
-         stn_tb_march_area(4098, 4098, 24, 1, 256), stn_tb_march_area(8194, 8194, 24, 1, 256),
-         stn_tb_march_area(12290, 12290, 24, 1, 256), stn_tb_march_area(16386, 16386, 24, 1, 256),
-         stn_tb_march_area(20482, 20482, 24, 1, 256));
-  printf("area light 4096 x 16384 and 16384 x 4096: %d %d\n", stn_tb_march_area(4098, 16386, 24, 1, 256),
-         stn_tb_march_area(16386, 4098, 24, 1, 256));
-  printf("area light, 4 steps of reach 1, 8192^2: %d\n", stn_tb_march_area(8194, 8194, 12, 1, 256));
-  printf("area light 301^2: %d\n", stn_tb_march_area(303, 303, 24, 1, 256));
-  printf("area heavier 4096^2 8192^2 12288^2: %d %d %d\n", stn_tb_march_area(4098, 4098, 24, 0, 256),
-         stn_tb_march_area(8194, 8194, 24, 0, 256), stn_tb_march_area(12290, 12290, 24, 0, 256));
-  printf("area none: %d\n", stn_tb_march_area(0, 303, 24, 1, 256));
+         stn_tb_march_area(4098, 4098, 24, 1), stn_tb_march_area(8194, 8194, 24, 1),
+         stn_tb_march_area(12290, 12290, 24, 1), stn_tb_march_area(16386, 16386, 24, 1),
+         stn_tb_march_area(20482, 20482, 24, 1));
+  printf("area light 4096 x 16384 and 16384 x 4096: %d %d\n", stn_tb_march_area(4098, 16386, 24, 1),
+         stn_tb_march_area(16386, 4098, 24, 1));
+  printf("area light, 4 steps of reach 1, 8192^2: %d\n", stn_tb_march_area(8194, 8194, 12, 1));
+  printf("area light 301^2: %d\n", stn_tb_march_area(303, 303, 24, 1));
+  printf("area heavier 4096^2 8192^2 12288^2 16384^2 20480^2: %d %d %d %d %d\n", stn_tb_march_area(4098, 4098, 24, 0),
+         stn_tb_march_area(8194, 8194, 24, 0), stn_tb_march_area(12290, 12290, 24, 0),
+         stn_tb_march_area(16386, 16386, 24, 0), stn_tb_march_area(20482, 20482, 24, 0));
+  printf("area none: %d\n", stn_tb_march_area(0, 303, 24, 1));
   return 0;
 }
