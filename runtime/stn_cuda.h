@@ -97,7 +97,7 @@ static inline int stn_tb_march_for(long slots, long columns, long rows, int warm
  * columns) / 48), both times sqrt(warm / 24) (warm: the rows a block
  * computes beyond its own; a longer warm-up asks a longer march), from
  * 32 to 384 rows, in bands of equal length. Measured on the H100,
- * docs/benchmarks.md 2026-11-27 15:55-17:10: j2d5pt best at 48 rows at
+ * docs/benchmarks.md 2026-11-27 15:55-17:12: j2d5pt best at 48 rows at
  * 4096^2, 128 at 8192^2, 192-256 at 12288^2, 347-384 at 16384^2 (so a
  * power of the side, not the side: 1.5 put 8 light stencils at 1.00x to
  * 1.10x of sqrt / 64 from 8192^2 to 20480^2, 0.96x to 1.21x at 4096^2

@@ -445,7 +445,7 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
  * (TB_AREA_HEAVY). The waves' model times a block by its rows alone,
  * whatever shares its multiprocessor, and kept such passes at 180-256
  * rows where other marches ran faster (H100, docs/benchmarks.md
- * 2026-11-27 15:55-17:10): j2d5pt 878 GCells/s at 8192^2 against 1240 at
+ * 2026-11-27 15:55-17:12): j2d5pt 878 GCells/s at 8192^2 against 1240 at
  * 128 rows, 492 at 4096^2 against 845 at 48, 1520 at 16384^2 against
  * 1543 at 384; box2d1r, star2d2r, j2d5pt.double, gs2d, aniso2dj4 alike,
  * rectangles as squares of their area. Heavier steps (pm2d, biharm2d,
