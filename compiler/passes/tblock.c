@@ -1131,15 +1131,12 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                                  wide_halo(p, k, t) ? "wide halo columns" : "divisions or functions",
                                                  o->arch),
                                   t->march_fixed ? "" : "up to ", t->march,
-                                  t->march_area == TB_AREA_LIGHT
-                                      ? " (where the kernel has two blocks a multiprocessor, from the grid's area "
-                                        "instead, for light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5, "
-                                        "up to 384; docs/tblock.md)"
-                                  : t->march_area == TB_AREA_HEAVY
-                                      ? " (where the kernel has two blocks a multiprocessor, from the grid's area "
-                                        "instead, for heavier steps: about sqrt(rows x columns) / 48, up to 384; "
-                                        "docs/tblock.md)"
-                                      : "");
+                                  t->march_area == TB_AREA_NONE ? ""
+                                  : arena_printf(p->arena, " (where the kernel has two blocks a multiprocessor, from the "
+                                                           "grid's area instead, for %s, up to 384; docs/tblock.md)",
+                                                 t->march_area == TB_AREA_LIGHT
+                                                     ? "light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5"
+                                                     : "heavier steps: about sqrt(rows x columns) / 48"));
           else if (o->target == TARGET_CUDA)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
                                   "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
