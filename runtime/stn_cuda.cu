@@ -17,20 +17,14 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
             cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
-int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most)
+int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, int kind, long columns, long rows, long width,
+                      int warm, int most)
 {
   int per_sm = 0, sms = 0, dev = 0;
   STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
   STN_CUDA_CHECK(cudaGetDevice(&dev));
   STN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
-}
-
-int stn_cuda_tb_per_sm(const void *kernel, int threads, size_t smem)
-{
-  int per_sm = 0;
-  STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
-  return per_sm;
+  return stn_tb_march_choose(kind, per_sm, sms, columns, rows, width, warm, most);
 }
 
 bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)

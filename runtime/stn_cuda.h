@@ -116,12 +116,31 @@ static inline int stn_tb_march_area(long rows, long columns, int warm, int light
   const long m = want < 32 ? 32 : (long)want, bands = (rows + m - 1) / m;
   return (int)((rows + bands - 1) / bands);
 }
-/* The same for `kernel` on the current GPU (its occupancy at `threads`
- * and `smem` bytes of dynamic shared memory per block). */
-int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, long columns, long rows, int warm, int most);
-/* Blocks of `kernel` a multiprocessor holds at `threads` and `smem` bytes
- * of dynamic shared memory (the area's march needs two or more). */
-int stn_cuda_tb_per_sm(const void *kernel, int threads, size_t smem);
+/* How a temporally blocked kernel's grid picks its march (IrTb.march_area,
+ * passes/tblock.c): by the GPU's waves of blocks (stn_tb_march_for), or,
+ * for a 2-D strip pass, from the grid's area for light or heavier steps
+ * (stn_tb_march_area) where the kernel holds two blocks or more a
+ * multiprocessor; one block a multiprocessor (lbm_d2q9) keeps the waves'
+ * choice, which measured best for it at 2048^2 to 8192^2. */
+enum { STN_TB_MARCH_WAVES, STN_TB_MARCH_AREA_HEAVY, STN_TB_MARCH_AREA_LIGHT };
+/* The march of `kind` for a kernel of which `per_sm` blocks fit a
+ * multiprocessor, on `sms` of them: `columns` blocks side by side, `rows`
+ * along dimension 0, `width` points a row (the area's kinds), `warm` rows
+ * a block computes beyond its own, at most `most` rows by the waves. */
+static inline int stn_tb_march_choose(int kind, int per_sm, int sms, long columns, long rows, long width, int warm,
+                                      int most)
+{
+  if (kind != STN_TB_MARCH_WAVES && per_sm >= 2) {
+    const int m = stn_tb_march_area(rows, width, warm, kind == STN_TB_MARCH_AREA_LIGHT);
+    if (m > 0)
+      return m;
+  }
+  return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
+}
+/* The same for `kernel` on the current GPU, from its occupancy at
+ * `threads` and `smem` bytes of dynamic shared memory per block. */
+int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, int kind, long columns, long rows, long width,
+                      int warm, int most);
 /* Whether a temporally blocked loop should run fused passes: when the
  * fields of a step (`bytes`, allocated) exceed the L2 cache, which
  * otherwise keeps them between single steps already, and the fused

@@ -960,10 +960,11 @@ static void print_tb_block(Buf *b, const IrKernel *k, const IrTb *tb)
 }
 
 /* NAME_tb_grid_(&march): the fused kernel's grid, blocks side by side
- * (gx_, gy_) and bands of march rows along dimension 0: at most
- * tb->march, fewer where that fills the GPU's waves of blocks better
- * (stn_cuda_tb_march, once), unless --march. NAME_tb_pays_(): whether the
- * fields of a step outgrow the L2 cache and that grid fills the GPU
+ * (gx_, gy_) and bands of march rows along dimension 0: --march's, or
+ * chosen once by stn_cuda_tb_march: at most tb->march, fewer where that
+ * fills the GPU's waves of blocks better, or for 2-D strip passes from
+ * the grid's area (IrTb.march_area). NAME_tb_pays_(): whether the fields
+ * of a step outgrow the L2 cache and that grid fills the GPU
  * (stn_cuda_tb_pays); main runs single steps where not (the prior work's
  * lbm lattice, 320 x 128: 400,000 steps took 7.8 s in fused passes of
  * 10 blocks, 1.4 s in single steps on the H100). */
@@ -988,16 +989,20 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
   for (int x = 0; x < ninst; x++)
     buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
                k->name, inst[x]);
-  if (tb->march_area != TB_AREA_NONE) /* the grid's area (passes/tblock.c, area_march) */
-    buf_printf(b, "    const int area_ = stn_cuda_tb_per_sm((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_) >= 2\n"
-               "                      ? stn_tb_march_area((long)%s.n[0], (long)%s.n[1], %d, %d) : 0;\n"
-               "    if (area_)\n      march_ = area_;\n    else\n  ", k->name, inst[0], gname, gname, T * (R0 + LAG),
-               tb->march_area == TB_AREA_LIGHT);
-  if (!tb->march_fixed)
-    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, (long)gx_%s, "
-               "(long)%s.n[0], %d, march_);\n", k->name, inst[0], r == 3 ? " * gy_" : "", gname, T * (R0 + LAG));
-  else
+  if (!tb->march_fixed) { /* the waves of blocks, or the grid's area (passes/tblock.c, area_march) */
+    static const char *const kind[] = {[TB_AREA_NONE] = "STN_TB_MARCH_WAVES", [TB_AREA_HEAVY] = "STN_TB_MARCH_AREA_HEAVY",
+                                       [TB_AREA_LIGHT] = "STN_TB_MARCH_AREA_LIGHT"};
+    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, %s,\n"
+               "                               (long)gx_%s, (long)%s.n[0], ", k->name, inst[0], kind[tb->march_area],
+               r == 3 ? " * gy_" : "", gname);
+    if (tb->march_area != TB_AREA_NONE)
+      buf_printf(b, "(long)%s.n[1], ", gname);
+    else
+      buf_puts(b, "0, ");
+    buf_printf(b, "%d, march_);\n", T * (R0 + LAG));
+  } else {
     buf_puts(b, "    (void)block;\n");
+  }
   buf_puts(b, "    ready_ = true;\n  }\n  *march = march_;\n");
   buf_printf(b, "  return dim3(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n}\n\n", r == 3 ? "gy_, " : "", gname,
              r == 3 ? "" : ", 1");

@@ -202,7 +202,7 @@ typedef struct IrTb {
   enum { TB_AREA_NONE, TB_AREA_HEAVY, TB_AREA_LIGHT } march_area;
                            /* 2-D strip passes: the run time takes the march from the grid's area for light
                             * or heavier steps (stn_tb_march_area; passes/tblock.c, area_march); NONE: the
-                            * GPU's waves decide */
+                            * GPU's waves decide (the runtime's STN_TB_MARCH_*, stn_cuda_tb_march) */
   int halo;                /* points of halo at each side along the contiguous dimension: T x reach, in 2-D
                             * rounded up to whole threads */
   int own[2];              /* a block's own points along the contiguous dimension and (3-D) the next one */

@@ -62,5 +62,18 @@ int main()
          stn_tb_march_area(8194, 8194, 24, 0), stn_tb_march_area(12290, 12290, 24, 0),
          stn_tb_march_area(16386, 16386, 24, 0), stn_tb_march_area(20482, 20482, 24, 0));
   printf("area none: %d\n", stn_tb_march_area(0, 303, 24, 1));
+  // What the wrapper asks (stn_cuda_tb_march, which adds the kernel's
+  // occupancy and the GPU's SMs): the area's march at two blocks an SM or
+  // more, else, or for 3-D passes (STN_TB_MARCH_WAVES), or where the area
+  // gives none, the waves' (jacobi5 16384^2's 147 strips: 256 rows).
+  printf("choose light, 2 blocks an SM, 8192^2: %d\n",
+         stn_tb_march_choose(STN_TB_MARCH_AREA_LIGHT, 2, 132, 74, 8194, 8194, 24, 256));
+  printf("choose heavier, 2 blocks an SM, 8192^2: %d\n",
+         stn_tb_march_choose(STN_TB_MARCH_AREA_HEAVY, 2, 132, 74, 8194, 8194, 24, 256));
+  printf("choose light, 1 block an SM (the waves): %d\n",
+         stn_tb_march_choose(STN_TB_MARCH_AREA_LIGHT, 1, 132, 147, 16384, 16384, 24, 256));
+  printf("choose the waves, 9 blocks an SM: %d\n",
+         stn_tb_march_choose(STN_TB_MARCH_WAVES, 9, 132, 147, 16384, 16384, 24, 256));
+  printf("choose light, no rows: %d\n", stn_tb_march_choose(STN_TB_MARCH_AREA_LIGHT, 9, 132, 147, 16384, 0, 24, 256));
   return 0;
 }
