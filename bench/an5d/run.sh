@@ -36,6 +36,8 @@
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
 #          its schedules instead of the usual ones (':' joins flags);
 #          AN5D_SWEEP_FLAGS2, AN5D_SWEEP_FLAGS3: the same for 2-D or 3-D only
+#          AN5D_N=N   every stencil's size instead (default: AN5D's, or
+#                      the unseen program's own N)
 #          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
 #          the sweep's (default the same); AN5D_BUILD_LIMIT=S seconds a
 #          build may take (default 240); OUT=dir for logs
@@ -67,6 +69,7 @@ dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
 # (bench/unseen: timed at its own N, a table of schedules, no AN5D)
 src_of() { if [ -f "bench/an5d/$1.stn" ]; then echo "bench/an5d/$1.stn"; else echo "bench/unseen/$1.stn"; fi; }
 size_of() {
+  [ -n "${AN5D_N:-}" ] && { echo "$AN5D_N"; return; }
   case $(src_of "$1") in
     bench/unseen/*) sed -n 's/^param int N = \([0-9]*\).*/\1/p' "$(src_of "$1")" ;;
     *) [ "$(dims_of "$1")" = 3 ] && echo 512 || echo 16384 ;;

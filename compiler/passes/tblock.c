@@ -517,18 +517,28 @@ static int star2(const IrKernel *k, const IrTb *tb)
 
 /* A 2-D stencil of reach 1 along the marching axis i and 3 or more across
  * the strip (j; 2 is a star of reach 2's, star2), one float pair, no
- * partial sums: its rows in registers are
- * reach 1's (three a step), its halo T r1 columns a side. 8 steps on
- * 256 threads, where the halo is a smaller part of the strip (aniso2d,
- * r1 = 3: 722 GCells/s against 610 on 128 threads and 605 at 4 steps of
- * two columns; H100, docs/benchmarks.md 2026-11-27 12:59, bench/unseen;
- * tb_strip_threads). Past r1 = 3, 8 steps' halo outweighs: 4 steps of
- * two columns, still on 256 threads (aniso2dj4, r1 = 4: 623 GCells/s,
- * 574 at 8, 559 at 4 on 128; 13:48-13:51). */
+ * partial sums: its rows in registers are reach 1's (three a step), its
+ * halo T r1 columns a side. On 256 threads (tb_strip_threads), where the
+ * halo is a smaller part of the strip (aniso2d, r1 = 3: 722 GCells/s
+ * against 610 on 128 threads; H100, docs/benchmarks.md 2026-11-27 12:59,
+ * bench/unseen). Up to r1 = 4, 8 steps of two columns a thread
+ * (auto_steps, tb_strip_vec), which halve the halo's share again:
+ * aniso2d 765 GCells/s at 8192^2 and 910 at 16384^2 against 722 and 802
+ * at one column, aniso2dj4 (r1 = 4) 757 and 948 against 743 and 905 at
+ * 4 steps of two (2026-11-27 19:01-19:04); past r1 = 4, 4 steps of two
+ * (not measured). */
 static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
 {
   return k->rank == 2 && tb->reach[0] == 1 && tb->reach[1] >= 3 && tb->npairs == 1 && !pairs_double(p, tb) &&
          !reads_diagonal(k, tb);
+}
+
+/* A 2-D float step of reach 1 with three to five divisions or functions
+ * a point (tb_point_specials): 4 steps of two columns (auto_steps). */
+static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb)
+{
+  int n = tb_point_specials(k);
+  return k->rank == 2 && n >= 3 && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 && !pairs_double(p, tb);
 }
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
@@ -661,23 +671,31 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * at 8, star2d2r 899 / 1004; H100, docs/benchmarks.md 2026-11-26 09:37) */
   if (star2(k, tb)) /* --tb-exchange=shfl: 6 (8 not measured) */
     return pairs_double(p, tb) && !o->tb_shfl ? 8 : 6;
-  /* reach 1 across the strip, more along i: the halo is reach 1's and
-   * every step's 2 r0 + 1 rows fit the registers at 8 steps (aniso2di, r0
-   * = 3: 663 GCells/s at 8, 659 at 6, 470 at 4 with two columns, 300
-   * single; aniso2di2.double, r0 = 2: 557 at 8, one column; H100,
-   * docs/benchmarks.md 2026-11-27 13:24 and 13:48, bench/unseen). Stars
-   * up to r0 = 3, as measured; these rules not with --tb-exchange=shfl,
-   * whose warps each compute their own halo (not measured). */
+  /* Three to five divisions or functions a point at reach 1 (six and
+   * more: single steps, above): half the steps, as the recomputed halo
+   * costs more on chip, and two columns a thread (tb_strip_vec) for the
+   * independent work between barriers (pm2d, four exps: 442 GCells/s at
+   * 8192^2 and 504 at 16384^2 against 407 and 441 at 8 steps, 373 and
+   * 400 at 4 of one column; gradient2d, two: 645 at 8, 591 at 4; H100,
+   * docs/benchmarks.md 2026-11-27 18:56-19:04, bench/unseen). Floats, as
+   * measured. */
+  if (heavy_point(p, k, tb) && !o->tb_shfl)
+    return 4;
+  /* reach 1 across the strip, more along i: the halo is reach 1's, and
+   * every step's 2 r0 + 1 rows of registers up to about 45 rows a pass: 8
+   * steps up to r0 = 2, 6 at r0 = 3 (aniso2di, r0 = 3: 741 GCells/s at 6
+   * against 663 at 8 at 8192^2, 919 against 865 at 16384^2;
+   * aniso2di2.double, r0 = 2: 549 and 662 at 8, 533 and 632 at 6; H100,
+   * docs/benchmarks.md 2026-11-27 19:01-19:04, bench/unseen). Stars up to
+   * r0 = 3, as measured; these rules not with --tb-exchange=shfl, whose
+   * warps each compute their own halo (not measured). */
   if (tb->reach[1] <= 1 && tb->reach[0] <= 3 && tb->npairs == 1 && !reads_diagonal(k, tb) && !o->tb_shfl)
-    return 8;
-  /* reach 2 with diagonal reads within one point (no box's outer corners,
-   * no partial sums): a star of reach 2's 6 steps, one column a thread
-   * (biharm2d, 13 points: 586 GCells/s at 6 against 517 at 4; H100,
-   * docs/benchmarks.md 2026-11-27 13:18, bench/unseen) */
-  if (rmax == 2 && tb->npairs == 1 && !reads_diagonal_beyond(k, tb, 1) && !pairs_double(p, tb) && !tb_point_specials(k) &&
-      !o->tb_shfl) /* as measured: a float, no divisions or functions */
-    return 6;
-  if (wide_halo(p, k, tb) && tb->reach[1] <= 3 && !o->tb_shfl)
+    return 45 / (2 * tb->reach[0] + 1) < 8 ? 45 / (2 * tb->reach[0] + 1) : 8;
+  /* (2-D stencils of reach 2 with diagonal reads, biharm2d's 13 points,
+   * take reach 2's 4 steps of two columns below: 631 GCells/s at 8192^2
+   * and 775 at 16384^2 against 581 and 629 at the 6 of one column they
+   * took before the area's march, 2026-11-27 19:01-19:04) */
+  if (wide_halo(p, k, tb) && tb->reach[1] <= 4 && !o->tb_shfl)
     return 8;
   return rmax > 1 ? 4 : 8;
 }
@@ -801,13 +819,40 @@ int tb_point_specials(const IrKernel *k)
  * floats with divisions or functions at every point, whose chip time the
  * recomputed halo adds to: gradient2d 650 GCells/s at 8 steps against
  * 602 at 128; j2d5pt loses at 256, 1462 / 1516; gradient2d.double too,
- * 342 / 360; H100, docs/benchmarks.md 2026-11-26 09:37 and 11:25).
- * TB_SHFL: 128. */
+ * 342 / 360; H100, docs/benchmarks.md 2026-11-26 09:37 and 11:25). 256
+ * also for a step that reads a read-only field at offsets, which every
+ * step loads again, floats or doubles (vardiff2d.double: 262 GCells/s at
+ * 8192^2 and 285 at 16384^2 against 221 and 236 on 128; 2026-11-27
+ * 19:01-19:04, bench/unseen). TB_SHFL: 128. */
 int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o)
 {
   if (o->block[0])
     return (o->block[0] + 31) / 32 * 32;
-  return cuda == TB_STRIP && (tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t) ? 256 : 128;
+  if (cuda != TB_STRIP)
+    return 128;
+  return ((tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t)) || readonly_offset_reads(k, t) ? 256
+                                                                                                                  : 128;
+}
+
+/* Why a 2-D strip pass of --tb=auto has the threads it has (after
+ * choose_shape, which may have taken 256 back), for --report: "" at the
+ * default 128 or under --block. */
+static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  if (o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128)
+    return "";
+  const char *what = wide_halo(p, k, t)                  ? "wide halo columns"
+                     : readonly_offset_reads(k, t) && (!tb_point_specials(k) || pairs_double(p, t))
+                         ? "read-only field's neighbours"
+                         : "divisions or functions";
+  if (t->block[0] != 256)
+    return arena_printf(p->arena, " (not 256, which its %s ask for: their rows would need more shared memory than "
+                                  "sm_%d gives a block)", what, o->arch);
+  if (wide_halo(p, k, t))
+    return " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)";
+  if (what[0] == 'r')
+    return " (a step that reads a read-only field at offsets, which every step loads again: measured faster so)";
+  return " (a float kernel that divides or calls a function at every point: its halo is costly to compute again)";
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
@@ -816,14 +861,19 @@ int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int c
  * (star2d2r-4r, box2d2r-3r, j2d9pt; docs/benchmarks.md, the sweep of
  * AN5D's suite; box2d4r at 3 steps: 115 against 183); two at 6 steps for
  * a star of reach 2, floats and doubles, and at the 8 of its doubles
- * (star2d2r.double 536 against 477 at one column; star2); --tb-vec. */
+ * (star2d2r.double 536 against 477 at one column; star2); two at 8 steps
+ * for a wide halo up to r1 = 4 (wide_halo) and at 4 for a heavy point
+ * (heavy_point); --tb-vec. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
+  const IrKernel *k = p->kernels.data[t->kernel];
   if (o->tb_vec)
     return o->tb_vec;
-  if ((steps == 6 || (steps == 8 && pairs_double(p, t))) && !psum && star2(p->kernels.data[t->kernel], t))
+  if ((steps == 6 || (steps == 8 && pairs_double(p, t))) && !psum && star2(k, t))
     return 2; /* floats and doubles at 6 steps, doubles at 8 (auto_steps) */
+  if ((steps == 8 && wide_halo(p, k, t) && t->reach[1] <= 4) || (steps == 4 && heavy_point(p, k, t)))
+    return 2;
   return rmax >= 2 && (steps == 4 || (steps == 3 && psum && rmax <= 3)) && t->npairs == 1 && !pairs_double(p, t) ? 2 : 1;
 }
 
@@ -1121,15 +1171,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
                                   "%d threads per block%s, marching %s%d rows%s", steps, k->name, reach, t->vec,
                                   t->vec == 1 ? "" : "s", t->block[0],
-                                  o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128 ? ""
-                                  : t->block[0] == 256 && wide_halo(p, k, t)
-                                      ? " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)"
-                                  : t->block[0] == 256 ? " (a float kernel that divides or calls a function at every "
-                                                         "point: its halo is costly to compute again)"
-                                  : arena_printf(p->arena, " (not 256, which its %s ask for: their "
-                                                           "rows would need more shared memory than sm_%d gives a block)",
-                                                 wide_halo(p, k, t) ? "wide halo columns" : "divisions or functions",
-                                                 o->arch),
+                                  strip_threads_why(p, k, t, o),
                                   t->march_fixed ? "" : "up to ", t->march,
                                   t->march_area == TB_AREA_NONE ? ""
                                   : arena_printf(p->arena, " (where the kernel has two blocks a multiprocessor, from the "
