@@ -823,15 +823,21 @@ int tb_point_specials(const IrKernel *k)
  * also for a step that reads a read-only field at offsets, which every
  * step loads again, floats or doubles (vardiff2d.double: 262 GCells/s at
  * 8192^2 and 285 at 16384^2 against 221 and 236 on 128; 2026-11-27
- * 19:01-19:04, bench/unseen). TB_SHFL: 128. */
+ * 19:01-19:04, bench/unseen). 256 too for a box of reach 3 and more with
+ * partial sums, floats or doubles (box2d3r 305 and 366 GCells/s at
+ * 8192^2 and 16384^2 against 288 and 345 on 128, box2d4r 217 and 243
+ * against 200 and 226, box2d3r.double 151 and 174 against 124 and 150,
+ * box2d4r.double 96 and 106 against 88 and 101; reach 2 loses, box2d2r
+ * 548 and 666 against 555 and 708; 2026-11-27 19:31-19:34). */
 int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o)
 {
   if (o->block[0])
     return (o->block[0] + 31) / 32 * 32;
   if (cuda != TB_STRIP)
     return 128;
-  return ((tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t)) || readonly_offset_reads(k, t) ? 256
-                                                                                                                  : 128;
+  if ((tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t))
+    return 256;
+  return readonly_offset_reads(k, t) || (reach_max(k, t) >= 3 && tb_psum_for(p, k, t, o) >= 0) ? 256 : 128;
 }
 
 /* Why a 2-D strip pass of --tb=auto has the threads it has (after
@@ -841,18 +847,21 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
 {
   if (o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128)
     return "";
-  const char *what = wide_halo(p, k, t)                  ? "wide halo columns"
-                     : readonly_offset_reads(k, t) && (!tb_point_specials(k) || pairs_double(p, t))
-                         ? "read-only field's neighbours"
-                         : "divisions or functions";
+  const int by_ops = tb_point_specials(k) > 0 && !pairs_double(p, t);
+  const char *what = wide_halo(p, k, t)                        ? "wide halo columns"
+                     : by_ops                                  ? "divisions or functions"
+                     : readonly_offset_reads(k, t)             ? "read-only field's neighbours"
+                                                               : "box's partial sums";
   if (t->block[0] != 256)
     return arena_printf(p->arena, " (not 256, which its %s ask for: their rows would need more shared memory than "
                                   "sm_%d gives a block)", what, o->arch);
   if (wide_halo(p, k, t))
     return " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)";
+  if (by_ops)
+    return " (a float kernel that divides or calls a function at every point: its halo is costly to compute again)";
   if (what[0] == 'r')
     return " (a step that reads a read-only field at offsets, which every step loads again: measured faster so)";
-  return " (a float kernel that divides or calls a function at every point: its halo is costly to compute again)";
+  return " (a box of reach 3 or more with partial sums: a wider strip, less of it halo)";
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
