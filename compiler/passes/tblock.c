@@ -829,15 +829,25 @@ int tb_point_specials(const IrKernel *k)
  * against 200 and 226, box2d3r.double 151 and 174 against 124 and 150,
  * box2d4r.double 96 and 106 against 88 and 101; reach 2 loses, box2d2r
  * 548 and 666 against 555 and 708; 2026-11-27 19:31-19:34). */
+/* Which of the rules above gives a 2-D strip pass 256 threads (NONE:
+ * 128); tb_strip_threads decides by it and strip_threads_why says it. */
+typedef enum { WIDE_NONE, WIDE_OPS, WIDE_HALO, WIDE_READONLY, WIDE_BOX } StripWide;
+static StripWide strip_wide(const IrProgram *p, const IrTb *t, const IrKernel *k, const PassOptions *o)
+{
+  if (wide_halo(p, k, t))
+    return WIDE_HALO;
+  if (tb_point_specials(k) > 0 && !pairs_double(p, t))
+    return WIDE_OPS;
+  if (readonly_offset_reads(k, t))
+    return WIDE_READONLY;
+  return reach_max(k, t) >= 3 && tb_psum_for(p, k, t, o) >= 0 ? WIDE_BOX : WIDE_NONE;
+}
+
 int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int cuda, const PassOptions *o)
 {
   if (o->block[0])
     return (o->block[0] + 31) / 32 * 32;
-  if (cuda != TB_STRIP)
-    return 128;
-  if ((tb_point_specials(k) > 0 || wide_halo(p, k, t)) && !pairs_double(p, t))
-    return 256;
-  return readonly_offset_reads(k, t) || (reach_max(k, t) >= 3 && tb_psum_for(p, k, t, o) >= 0) ? 256 : 128;
+  return cuda == TB_STRIP && strip_wide(p, t, k, o) != WIDE_NONE ? 256 : 128;
 }
 
 /* Why a 2-D strip pass of --tb=auto has the threads it has (after
@@ -845,23 +855,21 @@ int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int c
  * default 128 or under --block. */
 static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
-  if (o->block[0] || tb_strip_threads(p, t, k, t->cuda, o) == 128)
+  static const char *const what[] = {
+    [WIDE_OPS] = "divisions or functions", [WIDE_HALO] = "wide halo columns",
+    [WIDE_READONLY] = "read-only field's neighbours", [WIDE_BOX] = "box's partial sums"};
+  static const char *const why[] = {
+    [WIDE_OPS] = " (a float kernel that divides or calls a function at every point: its halo is costly to compute again)",
+    [WIDE_HALO] = " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)",
+    [WIDE_READONLY] = " (a step that reads a read-only field at offsets, which every step loads again: measured faster so)",
+    [WIDE_BOX] = " (a box of reach 3 or more with partial sums: a wider strip, less of it halo)"};
+  StripWide w = strip_wide(p, t, k, o);
+  if (o->block[0] || t->cuda != TB_STRIP || w == WIDE_NONE)
     return "";
-  const int by_ops = tb_point_specials(k) > 0 && !pairs_double(p, t);
-  const char *what = wide_halo(p, k, t)                        ? "wide halo columns"
-                     : by_ops                                  ? "divisions or functions"
-                     : readonly_offset_reads(k, t)             ? "read-only field's neighbours"
-                                                               : "box's partial sums";
   if (t->block[0] != 256)
     return arena_printf(p->arena, " (not 256, which its %s ask for: their rows would need more shared memory than "
-                                  "sm_%d gives a block)", what, o->arch);
-  if (wide_halo(p, k, t))
-    return " (a reach across the strip beyond its reach along i: a wider strip, less of it halo)";
-  if (by_ops)
-    return " (a float kernel that divides or calls a function at every point: its halo is costly to compute again)";
-  if (what[0] == 'r')
-    return " (a step that reads a read-only field at offsets, which every step loads again: measured faster so)";
-  return " (a box of reach 3 or more with partial sums: a wider strip, less of it halo)";
+                                  "sm_%d gives a block)", what[w], o->arch);
+  return why[w];
 }
 
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
