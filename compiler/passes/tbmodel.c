@@ -321,6 +321,22 @@ void tb_model_single_variant(IrTbModel *m, const IrKernel *k, int vec, int regs,
   tb_model_occupancy(m, regs, threads);
 }
 
+/* The 2-D fused passes' time at 3000 GB/s with the constants of the fit
+ * the light/heavy march rule was measured with (2026-11-27 20:20,
+ * b321126; passes/tblock.c, area_march): a later fit moves every
+ * prediction, and must not move a schedule that no measurement moved
+ * (the 23:30 fit put box2d2r below the rule's 1.6 ps, whose light march
+ * then ran it 5% slower at 8192^2). */
+double tb_model_area_ps(const IrTbCand *e)
+{
+  static const Consts area2d = { 1.3, 0.398, 0.0185, 0.0449, 0.143, 0.0078, 76.6, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+  const Consts *c = &area2d;
+  double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
+  double chip = e->recompute * (c->c0 + c->cs * e->smem + c->cf * e->flops + c->cx * e->special) * spill;
+  double mem = e->bytes / (3000.0 * c->em) * 1e3;
+  return mem > chip ? mem : chip;
+}
+
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
 {
   double mem = tb_model_mem_ps(e, bandwidth_gbs);
