@@ -27,6 +27,7 @@ typedef struct TbCuda {
   const char *xneed;  /* TB_STRIP: IrTb.xneed; NULL otherwise */
   int nx;             /* TB_STRIP: IrTb.nx; when NX == NS the slot of iteration it_ is the phase (constant), else
                        * the run-time ws_ */
+  int lean;           /* 2-D: the steady range computed once, and no row checks it implies (print_2d_kernel) */
   int steady;         /* printing the straight code of the steady iterations (every step's row inside) */
 } TbCuda;
 
@@ -488,7 +489,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
   const char *gname = cname(p, g->name);
   TbCuda *hook = (TbCuda *)pr->hook;
   int T = tb->steps, R0 = tb->reach[0], V = tb->vec, r = k->rank, C = V * tb->rows;
-  hook->steady = fast && r == 2; /* 3-D passes keep their checks: ptxas spilled box3d4r's without them */
+  hook->steady = fast && hook->lean;
   for (int t = T; t >= 1; t--) {
     if (tb->psum >= 0) { /* every iteration: its sums serve rows up to 2r ahead of the step's row */
       int hi = t * LAG - 2 * R0; /* the last row served: s_ - hi */
@@ -830,8 +831,11 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
    * the loop: one comparison an iteration (H100, 2026-11-27: lbm_d2q9
    * 4096^2 1.13x, the 2-D stars 1.01x). Not in 3-D, whose passes run
    * capped at 64 registers: the two it keeps made star3d1r's spill (0.54x);
-   * there each iteration compares with the kernel's arguments. */
-  int hoist_steady = !g->periodic[0] && r == 2;
+   * there each iteration compares with the kernel's arguments, and the
+   * straight code keeps its row checks (without them ptxas spilled
+   * box3d4r's general instance). */
+  hook->lean = r == 2;
+  int hoist_steady = hook->lean && !g->periodic[0];
   if (hoist_steady) {
     buf_printf(b, "  const long sal_ = (long)i_lo_ - (long)i0_ + %d, sbl_ = (long)i_hi_ - (long)i0_ + %d;  /* the region's */\n",
                T * (R0 + LAG), T * R0 + LAG);

@@ -169,6 +169,14 @@ static double single_chip_ps(const Consts *c, const IrTbCand *e)
   return c->c1 + c->cl * e->neighbours + c->cf * e->flops + c->cx * e->special + c->cq * e->neighbours * e->flops / 1000;
 }
 
+/* T fused steps on chip: per computed point a constant, its shared-memory
+ * accesses, flops and specials, slowed past rcap registers of planes. */
+static double fused_chip_ps(const Consts *c, const IrTbCand *e)
+{
+  double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
+  return e->recompute * (c->c0 + c->cs * e->smem + c->cf * e->flops + c->cx * e->special) * spill;
+}
+
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a)
 {
   if (k->rank < 2)
@@ -267,12 +275,11 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
     }
     e->bytes = (pair_bytes * area / own + pair_bytes) / T + other;
     e->mem_eff = c->em;
-    double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
     if (T == 1 && strip1) /* one-step passes: their own constants, shared memory in wavefronts */
       e->chip_ps = e->recompute * (c->p0 + c->ps * e->smem * esz / 4 + c->pf * flops * (esz == 8 ? c->pd : 1.0) +
                                    c->cx * special);
     else
-      e->chip_ps = e->recompute * (c->c0 + c->cs * e->smem + c->cf * flops + c->cx * special) * spill;
+      e->chip_ps = fused_chip_ps(c, e);
   }
   return m;
 }
@@ -330,11 +337,10 @@ void tb_model_single_variant(IrTbModel *m, const IrKernel *k, int vec, int regs,
 double tb_model_area_ps(const IrTbCand *e)
 {
   static const Consts area2d = { 1.3, 0.398, 0.0185, 0.0449, 0.143, 0.0078, 76.6, 0.602, 0.405, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-  const Consts *c = &area2d;
-  double spill = e->regs > c->rcap ? 1 + c->ks * (e->regs - c->rcap) : 1;
-  double chip = e->recompute * (c->c0 + c->cs * e->smem + c->cf * e->flops + c->cx * e->special) * spill;
-  double mem = e->bytes / (3000.0 * c->em) * 1e3;
-  return mem > chip ? mem : chip;
+  IrTbCand f = *e;
+  f.mem_eff = area2d.em;
+  f.chip_ps = fused_chip_ps(&area2d, e);
+  return tb_model_ps(&f, 3000);
 }
 
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
