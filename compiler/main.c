@@ -205,7 +205,8 @@ static const OptDef optdefs[] = {
   { "-fno-fold-zeros", FLAG, NULL, "keep floating x*0, x+0 and 0-x as written (folded, they differ when x is infinite or NaN)" },
   { "-fno-cse", FLAG, NULL, "disable common-subexpression elimination" },
   { "-fno-hoist", FLAG, NULL, "compute every value at every point (no loop-invariant motion)" },
-  { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants, and by a value that divides more than once (no reciprocal)" },
+  { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants, and by a value that divides more than once (no reciprocal); with CUDA also -fno-rsqrt" },
+  { "-fno-rsqrt", FLAG, NULL, "CUDA: keep x / sqrt(y) as a square root and a division (by default a reciprocal square root refined by a Newton step, within 1 ulp: docs/ir.md)" },
   { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
@@ -487,6 +488,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-cse")) o->pass.no_cse = 1;
     else if (streq(n, "-fno-hoist")) o->pass.no_hoist = 1;
     else if (streq(n, "-fno-recip")) o->pass.no_recip = 1;
+    else if (streq(n, "-fno-rsqrt")) o->pass.no_rsqrt = 1;
     else if (streq(n, "-fno-tb")) o->pass.no_tb = 1;
     else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;

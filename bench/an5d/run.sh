@@ -32,6 +32,9 @@
 #          FLAGS, ':' joining them, T a number; default:FLAGS: --tb=auto's
 #          choice under FLAGS, e.g. default:--tb-exchange=shfl); AN5D_SANITIZE=1  compute-sanitizer
 #          (racecheck, memcheck) on the verified default, T = 3 and 8;
+#          AN5D_VERIFY_FLAGS="-fno-rsqrt"  flags for every verified build
+#          (a program that amplifies last-bit differences, bench/unseen/tv2d:
+#          the GPU's arithmetic then the CPU's, as -fmad=false does for FMAs);
 #          AN5D_TABLE=0  no AN5D table;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
 #          its schedules instead of the usual ones (':' joins flags);
@@ -148,7 +151,7 @@ for c in $CASES; do
         [1-8] | [1-8]:*) fl="--tb=${t//:/ }" ;;
         *) echo "run.sh: AN5D_VERIFY_STEPS: '$t' is not default, default:FLAGS, T or T:FLAGS (T from 1 to 8)" >&2; exit 2 ;;
       esac
-      echo "build/stencilc --target=cuda $fl --cflags='-O3 -fmad=false' --build -o $B/$c.v$(tag "$t") $src > $B/$c.v$(tag "$t").log 2>&1" > "$B/jobs/$c.v$(tag "$t").sh"
+      echo "build/stencilc --target=cuda $fl ${AN5D_VERIFY_FLAGS:-} --cflags='-O3 -fmad=false' --build -o $B/$c.v$(tag "$t") $src > $B/$c.v$(tag "$t").log 2>&1" > "$B/jobs/$c.v$(tag "$t").sh"
     done
   fi
   if [ "${AN5D_SWEEP:-0}" = 1 ]; then
@@ -168,7 +171,7 @@ say "an5d: built $(find "$B/jobs" -name '*.sh' | wc -l) programs in $(( $(date +
 # ---- 1. verification --------------------------------------------------------
 if [ "${AN5D_VERIFY:-1}" = 1 ]; then
   say ""
-  say "verification (stencilc default and --tb=1..8, -fmad=false, STN_TB=1, against --target=c; u and un within 1e-6 relative):"
+  say "verification (stencilc default and --tb=1..8, -fmad=false${AN5D_VERIFY_FLAGS:+ $AN5D_VERIFY_FLAGS}, STN_TB=1, against --target=c; u and un within 1e-6 relative):"
   for c in $CASES; do
     [ -x "$B/$c.cpu" ] || { say "  $c: CPU BUILD FAILED"; fail=1; continue; }
     # small odd sizes: several 2-D strips and 3-D tiles, 13 steps (remainders for most T)

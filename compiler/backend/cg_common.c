@@ -269,8 +269,12 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
     buf_puts(b, " : ");
     print_operand(pr, n->arg[2], P_COND, 1);
     break;
-  case OP_IMIN: case OP_IMAX: case OP_IABS:
-    buf_puts(b, n->op == OP_IMIN ? "stn_imin(" : n->op == OP_IMAX ? "stn_imax(" : "stn_iabs(");
+  case OP_IMIN: case OP_IMAX: case OP_IABS: case OP_RSQRT:
+    buf_puts(b, n->op == OP_IMIN   ? "stn_imin("
+                : n->op == OP_IMAX ? "stn_imax("
+                : n->op == OP_IABS ? "stn_iabs("
+                : n->ty == TY_FLOAT ? "stn_rsqrtf("
+                                    : "stn_rsqrt(");
     for (int a = 0; a < oi->nargs; a++) {
       if (a)
         buf_puts(b, ", ");

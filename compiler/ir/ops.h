@@ -46,3 +46,4 @@ OP(FMAX,   2, FUNC,    "fmax",  F_FLOP | F_COMM)
 OP(IMIN,   2, SPECIAL, "",      F_COMM)         /* int min/max/abs */
 OP(IMAX,   2, SPECIAL, "",      F_COMM)
 OP(IABS,   1, SPECIAL, "",      0)
+OP(RSQRT,  1, SPECIAL, "",      F_FLOP)         /* 1 / sqrt(arg0), CUDA only (passes/hoist.c) */

@@ -10,7 +10,19 @@
  * directive-compiler prior work gained 1.3x from this); so does one whose
  * divisor divides more than once (LBM's u = jx / rho, v = jy / rho: one
  * division and two products, cse merges the reciprocals). The result may
- * differ from the division in the last bit; -fno-recip keeps divisions. */
+ * differ from the division in the last bit; -fno-recip keeps divisions.
+ *
+ * On the GPU a division by a square root, x / sqrt(y), becomes x *
+ * rsqrt(y) (1 / sqrt(y) becomes rsqrt(y)): the device's reciprocal square
+ * root refined by a Newton step (runtime/stn.h, stn_rsqrtf), about 6
+ * instructions where the correctly rounded square root and division take
+ * about 20 and two slow-path branches (gradient2d: 652 -> 840 GCells/s,
+ * H100, docs/benchmarks.md 2026-11-28). For every float it is within 1
+ * ulp of 1 / sqrt(y) rounded once, 13% of them 1 ulp off, against 26% for
+ * the two roundings of 1.0f / sqrtf(y) (bench/rsqrt.cu); it differs from
+ * the division by up to 2 ulp, and x * rsqrt(y) adds the product's
+ * rounding. Doubles take CUDA's rsqrt (1 ulp). -fno-rsqrt keeps the
+ * division, and so does -fno-recip. */
 #include "passes/passes.h"
 
 static int leaf_level(const IrKernel *k, const IrNode *n)
@@ -79,6 +91,39 @@ static void recip_kernel(IrKernel *k)
   k->nodes = out;
 }
 
+/* CUDA: x / sqrt(y) becomes x * rsqrt(y), and 1 / sqrt(y) rsqrt(y), of
+ * the level of sqrt(y); the square root stays where something else uses
+ * it. */
+static void rsqrt_kernel(IrKernel *k)
+{
+  IrNodes old = k->nodes;
+  IrNodes out = { 0 };
+  int *map = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
+  for (int i = 0; i < old.len; i++) {
+    IrNode n = old.data[i];
+    for (int a = 0; a < op_info[n.op].nargs; a++)
+      n.arg[a] = map[n.arg[a]];
+    double c;
+    const IrNode *d = is_float_div(&n) ? &out.data[n.arg[1]] : NULL;
+    if (d && d->op == OP_SQRT && d->ty == n.ty) {
+      IrNode rs = { .op = OP_RSQRT, .ty = n.ty, .arg = { d->arg[0], -1, -1 }, .span = d->span, .level = d->level };
+      if (ir_is_const(&out, n.arg[0], &c) && c == 1) {
+        n.op = OP_RSQRT;
+        n.arg[0] = rs.arg[0], n.arg[1] = -1;
+        n.level = rs.level;
+      } else {
+        n.op = OP_MUL;
+        n.arg[1] = ir_add(&out, rs);
+      }
+    }
+    map[i] = ir_add(&out, n);
+  }
+  pass_remap_roots(k, map);
+  free(map);
+  vec_free(&old);
+  k->nodes = out;
+}
+
 void pass_hoist(IrProgram *p, const PassOptions *o)
 {
   for (int i = 0; i < p->kernels.len; i++) {
@@ -108,5 +153,7 @@ void pass_hoist(IrProgram *p, const PassOptions *o)
     }
     if (!o->no_recip)
       recip_kernel(k);
+    if (!o->no_recip && !o->no_rsqrt && o->target == TARGET_CUDA)
+      rsqrt_kernel(k);
   }
 }

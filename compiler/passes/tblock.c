@@ -801,8 +801,9 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
 
 /* Divisions and functions that K computes at every point (not those of
  * level 0, computed once a call): many instructions each (gradient2d: a
- * division and a square root a point). fabs, fmin, fmax, floor and ceil
- * are one instruction and do not count. */
+ * division and a square root a point, before passes/hoist.c made them one
+ * reciprocal square root on the GPU, which counts once). fabs, fmin, fmax,
+ * floor and ceil are one instruction and do not count. */
 int tb_point_specials(const IrKernel *k)
 {
   int n = 0;
@@ -810,7 +811,7 @@ int tb_point_specials(const IrKernel *k)
     Op op = k->nodes.data[i].op;
     if (k->nodes.data[i].level == 0)
       continue;
-    n += op == OP_DIV || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
+    n += op == OP_DIV || op == OP_RSQRT || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
                           op != OP_FLOOR && op != OP_CEIL);
   }
   return n;
