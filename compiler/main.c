@@ -212,7 +212,7 @@ static const OptDef optdefs[] = {
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
-  { "-ffast-math", FLAG, NULL, "--build: compile with approximate maths (nvcc --use_fast_math: division, sqrt, exp and friends a few ulp off; C: -ffast-math); results then differ from the default build's in the last bits" },
+  { "-ffast-math", FLAG, NULL, "--build: compile with approximate maths (nvcc --use_fast_math -DSTN_FAST_MATH: division, sqrt, exp, the reciprocal square root and friends a few ulp off; C: -ffast-math); results then differ from the default build's in the last bits" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves (3-D boxes of reach 2 and more: single steps by the stream kernel, not one-step passes)" },
   { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
@@ -612,7 +612,9 @@ static int run_nvcc(const Options *o, const char *src, const char *exe)
   const char *flags = o->cflags ? o->cflags : "-O3";
   static char fast[4200];
   if (o->fast_math) {
-    snprintf(fast, sizeof fast, "%s --use_fast_math", flags);
+    /* STN_FAST_MATH: runtime/stn.h's reciprocal square root skips its
+     * Newton step too */
+    snprintf(fast, sizeof fast, "%s --use_fast_math -DSTN_FAST_MATH", flags);
     flags = fast;
   }
   buf_printf(&cmd, "%s %s -arch=%s -I'%s' -o '%s' '%s' '%s/libstn_cuda.a' '%s/libstn.a' %s", nvcc,

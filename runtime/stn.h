@@ -399,10 +399,14 @@ static inline STN_HD int stn_iabs(int a) { return a < 0 ? -a : a; }
  * 1.0f / sqrtf(x): 26%), and within 2 ulp of 1.0f / sqrtf(x)
  * (bench/rsqrt.cu, H100); zeros, infinities and NaN as 1.0f / sqrtf(x).
  * Doubles: CUDA's rsqrt (1 ulp, its documentation). On the host the
- * division itself. */
+ * division itself. With STN_FAST_MATH (stencilc -ffast-math --build
+ * defines it beside nvcc's --use_fast_math, which defines nothing) the
+ * approximation alone, as --use_fast_math makes of 1.0f / sqrtf(x). */
 static inline STN_HD float stn_rsqrtf(float x)
 {
-#ifdef __CUDA_ARCH__
+#if defined(__CUDA_ARCH__) && defined(STN_FAST_MATH)
+  return rsqrtf(x);
+#elif defined(__CUDA_ARCH__)
   float y = rsqrtf(x);
   float r = fmaf(0.5f * y, fmaf(-x * y, y, 1.0f), y);
   return isfinite(r) ? r : y; /* x = 0, infinite or NaN: y itself */

@@ -28,14 +28,15 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 589
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 704
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
- * default builds, docs/benchmarks.md 2026-11-25 to 27; the one-step
+ * default builds, docs/benchmarks.md 2026-11-25 to 28; the one-step
  * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
  * passes at the march each ran with, --march=64 before 13:36), the
  * default builds weighted 20: the fit is off by a median of 10% per row
- * (5% on the 34 default builds, all 34 within 15%, worst star2d2r.double
- * -15%, star3d3r -13%; worst the doubles' spill cliffs in sweeps). Single steps count the
+ * (5% on the 46 default builds, all 46 within 15%, worst star3d3r,
+ * star2d2r.double and j2d9pt.double -13%; worst the doubles' spill cliffs
+ * in sweeps). Single steps count the
  * loads a point issues (with vec points a thread, a row's vector and its
  * columns beyond, over vec), and where --report has ptxas's registers,
  * the warps they leave an SM (tb_model_occupancy): below w0 the memory
@@ -73,11 +74,12 @@
  * sums on 256 threads: bench/an5d/measured.csv's rows of them built on
  * 128 relabelled --block=128, and box2d3r's new default row; at 23:30
  * with AN5D's 2-D sweep of the 2-D loop that computes its steady range
- * once, 104 rows). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
+ * once, 104 rows; 2026-11-28 with gradient2d's rows of the reciprocal
+ * square root, passes/hoist.c, its older rows relabelled -fno-rsqrt). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0; } Consts;
-static const Consts fit2d = { 1.27, 0.405, 0.0179, 0.0327, 0.145, 0.00681, 78.0, 0.604, 0.413, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 2.67, 0.108, 0.0279, 0.503, 0.096, 0.0503, 50.1, 0.525, 0.413, 0.318, 1.46, 0.0212, 0.0, 1.65, 29.4 };
+static const Consts fit2d = { 1.17, 0.425, 0.0175, 0.0334, 0.147, 0.00683, 76.6, 0.604, 0.435, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 2.67, 0.108, 0.0279, 0.503, 0.096, 0.0503, 50.1, 0.525, 0.435, 0.318, 1.46, 0.0212, 0.0, 1.65, 29.4 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
