@@ -14,9 +14,11 @@
  *
  * On the GPU a division by a square root, x / sqrt(y), becomes x *
  * rsqrt(y) (1 / sqrt(y) becomes rsqrt(y)): the device's reciprocal square
- * root refined by a Newton step (runtime/stn.h, stn_rsqrtf), about 6
- * instructions where the correctly rounded square root and division take
- * about 20 and two slow-path branches (gradient2d: 652 -> 840 GCells/s,
+ * root refined by a Newton step (runtime/stn.h, stn_rsqrtf), 11
+ * instructions with the denormal scaling and the select for zeros and
+ * infinities, where the correctly rounded square root and division each
+ * branch to a slow path (32 instructions against 120 for y[i] = 1 /
+ * sqrt(x[i]), SASS on sm_90; gradient2d: 652 -> 840 GCells/s,
  * H100, docs/benchmarks.md 2026-11-28). For every float it is within 1
  * ulp of 1 / sqrt(y) rounded once, 13% of them 1 ulp off, against 26% for
  * the two roundings of 1.0f / sqrtf(y) (bench/rsqrt.cu); it differs from
