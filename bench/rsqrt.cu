@@ -8,11 +8,13 @@
 //        and -fno-recip compute),
 //   new  stn_rsqrtf(x),
 // and counts the floats where new and div differ from ref by 0, 1, 2 and
-// more units in the last place, and where new differs from div. Then the
-// special values (zeros, infinities, NaN, negatives) against div. Prints
-// one line per count and "rsqrt: ok" when new is never more than 1 ulp
-// from ref nor 2 from div and every special value matches div; exit 1
-// otherwise.
+// more units in the last place, and where new differs from div; and the
+// normal floats where stn_rsqrtf_normal (the unscaled variant for
+// arguments known to be normal, ir_at_least_normal) differs from new in
+// any bit. Then the special values (zeros, infinities, NaN, negatives)
+// against div. Prints one line per count and "rsqrt: ok" when new is
+// never more than 1 ulp from ref nor 2 from div, the normal variant is
+// new bit for bit, and every special value matches div; exit 1 otherwise.
 //   usage: nvcc -O3 -arch=sm_90 -Iruntime -o rsqrt bench/rsqrt.cu && ./rsqrt
 #include <cmath>
 #include <cstdint>
@@ -49,6 +51,8 @@ __global__ void sweep(unsigned long long *counts)
     local[0][ulps(nw, ref)]++;
     local[1][ulps(div, ref)]++;
     local[2][ulps(nw, div)]++;
+    if (b >= 0x00800000u && __float_as_int(stn_rsqrtf_normal(x)) != __float_as_int(nw))
+      atomicAdd(&counts[3 * NBIN], 1ull);
   }
   for (int s = 0; s < 3; s++)
     for (int u = 0; u < NBIN; u++)
@@ -65,12 +69,15 @@ __global__ void specials(const float *x, float *nw, float *div, int n)
   if (i < n) {
     nw[i] = stn_rsqrtf(x[i]);
     div[i] = 1.0f / sqrtf(x[i]);
+    if (!(x[i] < 1.17549435e-38f) && !isinf(nw[i]) && __float_as_int(stn_rsqrtf_normal(x[i])) != __float_as_int(nw[i]) &&
+        !(isnan(nw[i]) && isnan(stn_rsqrtf_normal(x[i]))))
+      div[i] = -1.0f;  /* the normal variant differs: reported as DIFFER */
   }
 }
 
 int main()
 {
-  unsigned long long *d, h[3 * NBIN];
+  unsigned long long *d, h[3 * NBIN + 1];
   CHECK(cudaMalloc(&d, sizeof h));
   CHECK(cudaMemset(d, 0, sizeof h));
   sweep<<<132 * 8, 256>>>(d);
@@ -82,7 +89,8 @@ int main()
   for (int s = 0; s < 3; s++)
     printf("%-42s 0 ulp %llu, 1 ulp %llu, 2 ulp %llu, more %llu\n", what[s], h[s * NBIN], h[s * NBIN + 1],
            h[s * NBIN + 2], h[s * NBIN + 3]);
-  int ok = h[0 * NBIN + 2] == 0 && h[0 * NBIN + 3] == 0 && h[2 * NBIN + 3] == 0;
+  printf("%-42s %llu\n", "stn_rsqrtf_normal differing, normal floats", h[3 * NBIN]);
+  int ok = h[0 * NBIN + 2] == 0 && h[0 * NBIN + 3] == 0 && h[2 * NBIN + 3] == 0 && h[3 * NBIN] == 0;
 
   const float sx[] = { 0.0f, -0.0f, INFINITY, -INFINITY, NAN, -1.0f, -1e-40f, 1e-45f, 1.17549435e-38f, 3.4028235e38f, 1.0f, 4.0f };
   const int n = sizeof sx / sizeof sx[0];

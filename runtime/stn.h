@@ -415,6 +415,23 @@ static inline STN_HD float stn_rsqrtf(float x)
   return 1.0f / sqrtf(x);
 #endif
 }
+/* stn_rsqrtf of an x at least the smallest normal float, or NaN or +inf
+ * (ir_at_least_normal: gradient2d's 0.0001f + a sum of squares): the
+ * hardware's reciprocal square root needs no scaling for denormals, 7
+ * instructions instead of 11, and the same result (bench/rsqrt.cu). */
+static inline STN_HD float stn_rsqrtf_normal(float x)
+{
+#if defined(__CUDA_ARCH__) && defined(STN_FAST_MATH)
+  return rsqrtf(x);
+#elif defined(__CUDA_ARCH__)
+  float y;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  float r = fmaf(0.5f * y, fmaf(-x * y, y, 1.0f), y);
+  return isfinite(r) ? r : y; /* x infinite or NaN: y itself */
+#else
+  return 1.0f / sqrtf(x);
+#endif
+}
 static inline STN_HD double stn_rsqrt(double x)
 {
 #ifdef __CUDA_ARCH__

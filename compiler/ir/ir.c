@@ -47,6 +47,34 @@ int ir_tb_pair_of_next(const IrTb *tb, int f)
   return -1;
 }
 
+/* At least 0, or NaN or +inf. */
+static int nonneg(const IrNodes *pool, int id)
+{
+  const IrNode *n = &pool->data[id];
+  double c;
+  switch (n->op) {
+  case OP_CONST: return ir_is_const(pool, id, &c) && c >= 0;
+  case OP_MUL: return n->arg[0] == n->arg[1];
+  case OP_FABS: case OP_SQRT: case OP_EXP: case OP_RSQRT: return 1;
+  case OP_ADD: return nonneg(pool, n->arg[0]) && nonneg(pool, n->arg[1]);
+  default: return 0;
+  }
+}
+
+int ir_at_least_normal(const IrNodes *pool, int id)
+{
+  const IrNode *n = &pool->data[id];
+  double c;
+  if (n->ty != TY_FLOAT && n->ty != TY_DOUBLE)
+    return 0;
+  if (n->op == OP_CONST)
+    return ir_is_const(pool, id, &c) && c >= 1.17549435e-38; /* FLT_MIN: a float's smallest normal */
+  if (n->op == OP_ADD) /* the sum of non-negative values rounds to at least the larger */
+    return (ir_at_least_normal(pool, n->arg[0]) && nonneg(pool, n->arg[1])) ||
+           (nonneg(pool, n->arg[0]) && ir_at_least_normal(pool, n->arg[1]));
+  return 0;
+}
+
 int ir_is_const(const IrNodes *pool, int id, double *v)
 {
   if (id < 0 || pool->data[id].op != OP_CONST)

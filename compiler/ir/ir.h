@@ -359,6 +359,11 @@ int ir_add(IrNodes *pool, IrNode n);
 int ir_const(IrNodes *pool, Type ty, double v);
 void ir_count_uses(IrKernel *k);
 int ir_is_const(const IrNodes *pool, int id, double *v);
+/* Whether node id of pool is at least the smallest normal float, or NaN
+ * or +inf: a positive constant at least that plus squares, absolute
+ * values, square roots and exps (gradient2d's 0.0001f + d0 * d0 + ...);
+ * printers give RSQRT of it the unscaled reciprocal square root. */
+int ir_at_least_normal(const IrNodes *pool, int id);
 /* Whether kernel k loads (stores) field f anywhere. */
 int ir_reads_field(const IrKernel *k, int f);
 int ir_stores_field(const IrKernel *k, int f);

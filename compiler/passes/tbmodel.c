@@ -28,7 +28,7 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 704
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 700
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 to 28; the one-step
  * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
@@ -75,11 +75,12 @@
  * 128 relabelled --block=128, and box2d3r's new default row; at 23:30
  * with AN5D's 2-D sweep of the 2-D loop that computes its steady range
  * once, 104 rows; 2026-11-28 with gradient2d's rows of the reciprocal
- * square root, passes/hoist.c, its older rows relabelled -fno-rsqrt). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
+ * square root, passes/hoist.c, its older rows relabelled -fno-rsqrt, and
+ * at 03:10 with its unscaled form, stn_rsqrtf_normal). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0; } Consts;
-static const Consts fit2d = { 1.17, 0.425, 0.0175, 0.0334, 0.147, 0.00683, 76.6, 0.604, 0.435, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
-static const Consts fit3d = { 2.67, 0.108, 0.0279, 0.503, 0.096, 0.0503, 50.1, 0.525, 0.435, 0.318, 1.46, 0.0212, 0.0, 1.65, 29.4 };
+static const Consts fit2d = { 1.29, 0.405, 0.0177, 0.03, 0.146, 0.00684, 77.1, 0.604, 0.407, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 };
+static const Consts fit3d = { 2.67, 0.108, 0.0279, 0.503, 0.096, 0.0503, 50.1, 0.525, 0.407, 0.318, 1.46, 0.0212, 0.0, 1.65, 29.4 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
