@@ -390,6 +390,15 @@ double stn_xsum_value(stn_xsum *x);
 static inline STN_HD int stn_imin(int a, int b) { return a < b ? a : b; }
 static inline STN_HD int stn_imax(int a, int b) { return a > b ? a : b; }
 static inline STN_HD int stn_iabs(int a) { return a < 0 ? -a : a; }
+#ifdef __CUDA_ARCH__
+/* One Newton step from y, about 1 / sqrt(x); x = 0, infinite or NaN:
+ * y itself. */
+static inline __device__ float stn_rsqrtf_step(float x, float y)
+{
+  float r = fmaf(0.5f * y, fmaf(-x * y, y, 1.0f), y);
+  return isfinite(r) ? r : y;
+}
+#endif
 /* 1 / sqrt(x), what a division by a square root becomes on the GPU
  * (passes/hoist.c; -fno-recip keeps the division). On the device: the
  * hardware's reciprocal square root (rsqrtf, within 2 ulp) and one Newton
@@ -408,9 +417,7 @@ static inline STN_HD float stn_rsqrtf(float x)
 #if defined(__CUDA_ARCH__) && defined(STN_FAST_MATH)
   return rsqrtf(x);
 #elif defined(__CUDA_ARCH__)
-  float y = rsqrtf(x);
-  float r = fmaf(0.5f * y, fmaf(-x * y, y, 1.0f), y);
-  return isfinite(r) ? r : y; /* x = 0, infinite or NaN: y itself */
+  return stn_rsqrtf_step(x, rsqrtf(x));
 #else
   return 1.0f / sqrtf(x);
 #endif
@@ -426,8 +433,7 @@ static inline STN_HD float stn_rsqrtf_normal(float x)
 #elif defined(__CUDA_ARCH__)
   float y;
   asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  float r = fmaf(0.5f * y, fmaf(-x * y, y, 1.0f), y);
-  return isfinite(r) ? r : y; /* x infinite or NaN: y itself */
+  return stn_rsqrtf_step(x, y);
 #else
   return 1.0f / sqrtf(x);
 #endif

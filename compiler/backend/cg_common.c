@@ -269,14 +269,13 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
     buf_puts(b, " : ");
     print_operand(pr, n->arg[2], P_COND, 1);
     break;
-  case OP_IMIN: case OP_IMAX: case OP_IABS: case OP_RSQRT: /* RSQRT of a value known to be a normal
-                                                              * float: no denormal scaling (runtime/stn.h) */
-    buf_puts(b, n->op == OP_IMIN   ? "stn_imin("
-                : n->op == OP_IMAX ? "stn_imax("
-                : n->op == OP_IABS ? "stn_iabs("
+  case OP_IMIN: case OP_IMAX: case OP_IABS: case OP_RSQRT: /* RSQRT: imm, a normal float's (pass_gpu) */
+    buf_puts(b, n->op == OP_IMIN    ? "stn_imin("
+                : n->op == OP_IMAX  ? "stn_imax("
+                : n->op == OP_IABS  ? "stn_iabs("
                 : n->ty != TY_FLOAT ? "stn_rsqrt("
-                : ir_at_least_normal(pr->pool, n->arg[0]) ? "stn_rsqrtf_normal("
-                                                          : "stn_rsqrtf(");
+                : n->imm            ? "stn_rsqrtf_normal("
+                                    : "stn_rsqrtf(");
     for (int a = 0; a < oi->nargs; a++) {
       if (a)
         buf_puts(b, ", ");

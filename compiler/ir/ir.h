@@ -36,7 +36,7 @@ typedef struct IrNode {
   int arg[3];
   double f;                /* CONST value */
   int ref;                 /* PARAM/ARG/LOAD/VAR/TABLE: table index; INDEX: dimension; EXTENT: grid */
-  int imm;                 /* EXTENT: dimension */
+  int imm;                 /* EXTENT: dimension; RSQRT: 1 if its argument is a normal float, NaN or +inf (passes/gpu.c) */
   int off[MAX_RANK];       /* LOAD offsets */
   const char *name;        /* a user's name for this value (local, const), for readable output */
   Span span;
@@ -362,7 +362,8 @@ int ir_is_const(const IrNodes *pool, int id, double *v);
 /* Whether node id of pool is at least the smallest normal float, or NaN
  * or +inf: a positive constant at least that plus squares, absolute
  * values, square roots and exps (gradient2d's 0.0001f + d0 * d0 + ...);
- * printers give RSQRT of it the unscaled reciprocal square root. */
+ * pass_gpu marks RSQRT of it (IrNode.imm) for the unscaled reciprocal
+ * square root. */
 int ir_at_least_normal(const IrNodes *pool, int id);
 /* Whether kernel k loads (stores) field f anywhere. */
 int ir_reads_field(const IrKernel *k, int f);

@@ -17,7 +17,6 @@ static double eval_float_fn(Op op, const double *v)
   float a = (float)v[0], b = (float)v[1];
   switch (op) {
   case OP_SQRT: return sqrtf(a);
-  case OP_RSQRT: return 1.0f / sqrtf(a);
   case OP_EXP: return expf(a);
   case OP_LOG: return logf(a);
   case OP_SIN: return sinf(a);
@@ -32,7 +31,7 @@ static double eval_float_fn(Op op, const double *v)
 static double eval(const IrNode *n, const double *v)
 {
   int ints = n->ty == TY_INT;
-  if (n->ty == TY_FLOAT && (op_info[n->op].form == FUNC || n->op == OP_RSQRT) && !isnan(eval_float_fn(n->op, v)))
+  if (n->ty == TY_FLOAT && op_info[n->op].form == FUNC && !isnan(eval_float_fn(n->op, v)))
     return eval_float_fn(n->op, v);
   switch (n->op) {
   case OP_NEG: return -v[0];
@@ -53,7 +52,6 @@ static double eval(const IrNode *n, const double *v)
   case OP_OR: return v[0] || v[1];
   case OP_SELECT: return v[0] ? v[1] : v[2];
   case OP_SQRT: return sqrt(v[0]);
-  case OP_RSQRT: return 1.0 / sqrt(v[0]);
   case OP_EXP: return exp(v[0]);
   case OP_LOG: return log(v[0]);
   case OP_FABS: return fabs(v[0]);

@@ -393,6 +393,13 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
   for (int i = 0; i < p->kernels.len; i++) {
     IrKernel *k = p->kernels.data[i];
     k->gpu_atomic = o->atomic_reductions;
+    /* a float reciprocal square root of a normal float needs no denormal
+     * scaling (runtime/stn.h, stn_rsqrtf_normal) */
+    for (int j = 0; j < k->nodes.len; j++) {
+      IrNode *n = &k->nodes.data[j];
+      if (n->op == OP_RSQRT)
+        n->imm = n->ty == TY_FLOAT && ir_at_least_normal(&k->nodes, n->arg[0]);
+    }
     int wraps = reads_wrap(p, k);
     /* --cuda-strategy=S, or K=S,... for some kernels (pass_option_for_kernel) */
     size_t slen;

@@ -19,7 +19,7 @@
  * infinities, where the correctly rounded square root and division each
  * branch to a slow path (32 instructions against 120 for y[i] = 1 /
  * sqrt(x[i]), SASS on sm_90; gradient2d: 652 -> 840 GCells/s, 950
- * where the printer knows the argument is a normal float and drops the
+ * where pass_gpu knows the argument is a normal float and the printer drops the
  * denormal scaling, ir_at_least_normal and stn_rsqrtf_normal;
  * H100, docs/benchmarks.md 2026-11-28). For every float it is within 1
  * ulp of 1 / sqrt(y) rounded once, 13% of them 1 ulp off, against 26% for
