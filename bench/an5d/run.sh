@@ -35,7 +35,9 @@
 #          AN5D_VERIFY_FLAGS="-fno-rsqrt"  flags for every verified build
 #          (a program that amplifies last-bit differences, bench/unseen/tv2d:
 #          the GPU's arithmetic then the CPU's, as -fmad=false does for FMAs);
-#          AN5D_TABLE=0  no AN5D table;
+#          AN5D_TABLE=0  no AN5D table; AN5D_NVCC_FLAGS=" "  AN5D's kernels
+#          without --use_fast_math (its artifact's flag, the default), for
+#          exact maths on both sides;
 #          AN5D_SWEEP=1  the sweep; AN5D_SWEEP_FLAGS="--tb=4:--tb-vec=4 ..."
 #          its schedules instead of the usual ones (':' joins flags);
 #          AN5D_SWEEP_FLAGS2, AN5D_SWEEP_FLAGS3: the same for 2-D or 3-D only
@@ -136,7 +138,7 @@ for c in $CASES; do
   prec=$(prec_of "$c")
   [ "${AN5D_TABLE:-1}" = 1 ] && for cfg in $(configs_of "$c"); do
     # as the artifact's nvcc_compile_top5.sh, for sm_90 (doubles: -D SB_TYPE=double)
-    echo "nvcc -O3 -arch=sm_90 --use_fast_math -Xcompiler -fopenmp -D SB_TYPE=$prec -I$V -I$V/$prec -o $B/an5d.$prec.$cfg $V/$prec/${cfg}_host.cu $V/$prec/${cfg}_kernel.cu > $B/an5d.$prec.$cfg.log 2>&1" \
+    echo "nvcc -O3 -arch=sm_90 ${AN5D_NVCC_FLAGS---use_fast_math} -Xcompiler -fopenmp -D SB_TYPE=$prec -I$V -I$V/$prec -o $B/an5d.$prec.$cfg $V/$prec/${cfg}_host.cu $V/$prec/${cfg}_kernel.cu > $B/an5d.$prec.$cfg.log 2>&1" \
       > "$B/jobs/an5d.$prec.$cfg.sh"
   done
   echo "build/stencilc --target=cuda --build -o $B/$c.default $src > $B/$c.default.log 2>&1" > "$B/jobs/$c.default.sh"
@@ -242,7 +244,7 @@ fi
 if [ "${AN5D_TABLE:-1}" = 1 ]; then
 
 say ""
-say "AN5D against stencilc's default (GCells/s, best of $REPS alternate runs; AN5D: the fastest of its first $TOP V100 configurations built for sm_90):"
+say "AN5D against stencilc's default (GCells/s, best of $REPS alternate runs; AN5D: the fastest of its first $TOP V100 configurations built for sm_90 by nvcc -O3 ${AN5D_NVCC_FLAGS---use_fast_math}):"
 say ""
 say "| stencil | AN5D | AN5D configuration | stencilc default | ratio | model's prediction | measured against it |"
 say "|---|---|---|---|---|---|---|"
