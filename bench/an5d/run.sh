@@ -69,6 +69,9 @@ SWEEP_STEPS=${AN5D_SWEEP_STEPS:-$STEPS}
 VSTEPS=${AN5D_VERIFY_STEPS:-default 1 2 3 4 5 6 7 8 8:--tb-vec=4}
 [ "${AN5D_TABLE:-1}" = 0 ] || [ -f "$V/common.h" ] || { echo "run.sh: no $V: fetch AN5D's artifact (git clone https://github.com/khaki3/AN5D-Artifact) and run bench/an5d/prepare.sh on it" >&2; exit 2; }
 [ -x build/stencilc ] || make all >/dev/null || exit 2
+# the verification's comparison (a missing one would read as a mismatch)
+[ "${AN5D_VERIFY:-1}" = 0 ] || [ -x build/tools/fieldcmp ] || make tools >/dev/null ||
+  { echo "run.sh: no build/tools/fieldcmp to compare fields with, and 'make tools' failed" >&2; exit 2; }
 dims_of() { case $1 in *3d*) echo 3 ;; *) echo 2 ;; esac; }
 # a stencil of AN5D's suite (bench/an5d) or one it was not tuned on
 # (bench/unseen: timed at its own N, a table of schedules, no AN5D)

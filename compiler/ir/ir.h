@@ -298,6 +298,12 @@ typedef struct IrTbCand {
                             * tb_model_occupancy) */
   double w0;               /* the warps past which single steps reach their bandwidth (tbmodel.c) */
   int esz;                 /* bytes of the pairs' widest element (a double's shared-memory load: two wavefronts) */
+  double warm;             /* 2-D fused: the rows a block computes before its first own one, T (2 r0 + 1), over
+                            * the rows it marches at the params' defaults (the run time's choice from the grid's
+                            * area); 0 where not known */
+  double area_ps;          /* 2-D fused: the time the march rule reads (tb_model_area_ps) */
+  double roloads;          /* fused: loads of read-only fields a computed point issues at every step (each from
+                            * the cache after the pass's first step) */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 

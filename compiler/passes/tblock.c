@@ -534,13 +534,35 @@ static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
          !reads_diagonal(k, tb);
 }
 
+/* Whether every division or function K computes at every point is a
+ * float reciprocal square root of an argument known to be a normal float
+ * (passes/hoist.c; stn_rsqrtf_normal, 7 instructions: nearer a flop than
+ * a division or an exp). */
+static int rsqrt_normal_only(const IrKernel *k)
+{
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->level == 0)
+      continue;
+    if (n->op == OP_RSQRT ? n->ty != TY_FLOAT || !ir_at_least_normal(&k->nodes, n->arg[0])
+                          : n->op == OP_DIV || (op_info[n->op].form == FUNC && n->op != OP_FABS && n->op != OP_FMIN &&
+                                                n->op != OP_FMAX && n->op != OP_FLOOR && n->op != OP_CEIL))
+      return 0;
+  }
+  return 1;
+}
+
 /* A 2-D float step of reach 1 with three to five divisions or functions
- * a point (tb_point_specials): 4 steps of two columns (auto_steps). */
-static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb)
+ * a point (tb_point_specials), light (all normal reciprocal square roots,
+ * rsqrt_normal_only) or not: 6 steps of one column, or 4 of two
+ * (auto_steps). */
+static int heavy_point_of(const IrProgram *p, const IrKernel *k, const IrTb *tb, int light)
 {
   int n = tb_point_specials(k);
-  return k->rank == 2 && n >= 3 && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 && !pairs_double(p, tb);
+  return k->rank == 2 && n >= 3 && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 && !pairs_double(p, tb) &&
+         rsqrt_normal_only(k) == light;
 }
+static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb) { return heavy_point_of(p, k, tb, 0); }
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
  * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
@@ -682,6 +704,13 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * measured. */
   if (heavy_point(p, k, tb) && !o->tb_shfl)
     return 4;
+  /* The same count of reciprocal square roots of normal floats, 7
+   * instructions each: 6 steps of one column (tv2d, four: 486.9 GCells/s
+   * against 450.3 at 4 of two columns, 466.9 at 5, 441.8 at 8, 417.8 at 6
+   * of two; H100, docs/benchmarks.md 2026-11-28 04:46 and 05:08,
+   * bench/unseen). Floats, as measured. */
+  if (heavy_point_of(p, k, tb, 1) && !o->tb_shfl)
+    return 6;
   /* reach 1 across the strip, more along i: the halo is reach 1's, and
    * every step's 2 r0 + 1 rows of registers up to about 45 rows a pass: 8
    * steps up to r0 = 2, 6 at r0 = 3 (aniso2di, r0 = 3: 741 GCells/s at 6
