@@ -20,7 +20,7 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/backend/cg_common.c compiler/backend/cg_c.c compiler/backend/cg_c_tb.c compiler/backend/cg_cuda.c compiler/backend/cg_cuda_tb.c \
           compiler/backend/cg_lib.c compiler/backend/report.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c
-HDRS    = $(wildcard compiler/*.h compiler/*/*.h) $(B)/gen/parser.tab.h
+HDRS    = $(wildcard compiler/*.h compiler/*/*.h) runtime/stn_tb_march.h $(B)/gen/parser.tab.h
 INC     = -Icompiler -I$(B)/gen
 # libpng, for .png output: found when it links; without it the runtime
 # says how to get it. Programs built by stencilc then link LINK_LIBS.
@@ -131,7 +131,7 @@ CUDA_LIB := $(or $(CUDA_LIB),/usr/local/cuda/lib64)
 ifneq ($(NVCC),)
 all: $(B)/libstn_cuda.a
 endif
-$(B)/runtime/stn_cuda.o: runtime/stn_cuda.cu runtime/stn_cuda.h runtime/stn.h
+$(B)/runtime/stn_cuda.o: runtime/stn_cuda.cu runtime/stn_cuda.h runtime/stn_tb_march.h runtime/stn.h
 	@mkdir -p $(B)/runtime
 	$(NVCC) -O2 -arch=sm_90 -Iruntime -c -o $@ $<
 
@@ -147,7 +147,7 @@ ifneq ($(MPICC),)
 all: $(B)/libstn_cuda_mpi.a
 endif
 endif
-$(B)/runtime/stn_cuda_mpi.o: runtime/stn_cuda_mpi.cu runtime/stn_cuda.h runtime/stn_mpi.h runtime/stn.h
+$(B)/runtime/stn_cuda_mpi.o: runtime/stn_cuda_mpi.cu runtime/stn_cuda.h runtime/stn_tb_march.h runtime/stn_mpi.h runtime/stn.h
 	@mkdir -p $(B)/runtime
 	$(NVCC) -O2 -arch=sm_90 --default-stream per-thread -ccbin $(or $(MPICXX),mpicxx) -Iruntime -c -o $@ $<
 
@@ -198,7 +198,7 @@ install: all
 	install -d $(I)/bin $(I)/lib/pkgconfig $(I)/lib/cmake/stencilc $(I)/include/stencilc $(I)/share/man/man1
 	install -m 755 $(B)/stencilc $(I)/bin/stencilc
 	install -m 644 $(B)/libstn.a $(I)/lib/libstn.a
-	install -m 644 runtime/stn.h runtime/stn_cuda.h runtime/stn_mpi.h $(I)/include/stencilc/
+	install -m 644 runtime/stn.h runtime/stn_cuda.h runtime/stn_tb_march.h runtime/stn_mpi.h $(I)/include/stencilc/
 	install -m 644 docs/stencilc.1 $(I)/share/man/man1/stencilc.1
 	$(SUBST) tools/install/stencilc.pc.in > $(I)/lib/pkgconfig/stencilc.pc
 	$(SUBST) tools/install/stencilcConfig.cmake.in > $(I)/lib/cmake/stencilc/stencilcConfig.cmake

@@ -181,7 +181,7 @@ def main():
 
         limits = dict(c1=(0, 20), cl=(0, 2), cf=(0, 0.5), c0=(0, 10), cs=(0, 2), ks=(0, 1), rcap=(0, 200),
                       em=(0.2, 1.0), cx=(0, 20), cq=(0, 2), p0=(0, 20), pf=(0, 0.5), ps=(0, 2), pd=(0.5, 4), w0=(0, 64),
-                      kw=(0, 10), cr=(0, 2))  # kw: fixed in both
+                      cr=(0, 2))
         best = differential_evolution(loss, [limits[n] for n in free], seed=1, tol=1e-8, maxiter=3000, polish=True)
         c = consts(list(best.x))
         x = [c[n] for n in NAMES]

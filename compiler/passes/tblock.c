@@ -534,19 +534,30 @@ static int wide_halo(const IrProgram *p, const IrKernel *k, const IrTb *tb)
          !reads_diagonal(k, tb);
 }
 
+/* A division or function computed at every point (not of
+ * level 0, computed once a call): many instructions each (gradient2d: a
+ * division and a square root a point, before passes/hoist.c made them one
+ * reciprocal square root on the GPU, which counts once). fabs, fmin, fmax,
+ * floor and ceil are one instruction and do not count. */
+static int point_special(const IrNode *n)
+{
+  Op op = n->op;
+  return n->level != 0 && (op == OP_DIV || op == OP_RSQRT ||
+                           (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
+                            op != OP_FLOOR && op != OP_CEIL));
+}
+
 /* Whether every division or function K computes at every point is a
  * float reciprocal square root of an argument known to be a normal float
- * (passes/hoist.c; stn_rsqrtf_normal, 7 instructions: nearer a flop than
- * a division or an exp). */
+ * (stn_rsqrtf_normal, 7 instructions: nearer a flop than a division or an
+ * exp). The test pass_gpu marks IrNode.imm by, which it does after this
+ * pass; not in hoist, which makes the RSQRT: the squares it recognises
+ * (x * x) are one value only after cse. */
 static int rsqrt_normal_only(const IrKernel *k)
 {
   for (int i = 0; i < k->nodes.len; i++) {
     const IrNode *n = &k->nodes.data[i];
-    if (n->level == 0)
-      continue;
-    if (n->op == OP_RSQRT ? n->ty != TY_FLOAT || !ir_at_least_normal(&k->nodes, n->arg[0])
-                          : n->op == OP_DIV || (op_info[n->op].form == FUNC && n->op != OP_FABS && n->op != OP_FMIN &&
-                                                n->op != OP_FMAX && n->op != OP_FLOOR && n->op != OP_CEIL))
+    if (point_special(n) && !(n->op == OP_RSQRT && n->ty == TY_FLOAT && ir_at_least_normal(&k->nodes, n->arg[0])))
       return 0;
   }
   return 1;
@@ -828,21 +839,12 @@ int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pa
   return rv ? atoi(rv) : pairs_double(p, t) || rows == 4 ? 128 : 64;
 }
 
-/* Divisions and functions that K computes at every point (not those of
- * level 0, computed once a call): many instructions each (gradient2d: a
- * division and a square root a point, before passes/hoist.c made them one
- * reciprocal square root on the GPU, which counts once). fabs, fmin, fmax,
- * floor and ceil are one instruction and do not count. */
+/* How many divisions and functions K computes at every point (point_special). */
 int tb_point_specials(const IrKernel *k)
 {
   int n = 0;
-  for (int i = 0; i < k->nodes.len; i++) {
-    Op op = k->nodes.data[i].op;
-    if (k->nodes.data[i].level == 0)
-      continue;
-    n += op == OP_DIV || op == OP_RSQRT || (op_info[op].form == FUNC && op != OP_FABS && op != OP_FMIN && op != OP_FMAX &&
-                          op != OP_FLOOR && op != OP_CEIL);
-  }
+  for (int i = 0; i < k->nodes.len; i++)
+    n += point_special(&k->nodes.data[i]);
   return n;
 }
 

@@ -61,7 +61,7 @@
  * steps: 185 GCells/s against 297 at 4), and --report prints the model
  * beside the choice (report.c). */
 #include "passes/passes.h"
-#include <math.h>
+#include "../runtime/stn_tb_march.h" /* the run time's march, which the warm rows divide by */
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,21 +216,6 @@ static double fused_chip_ps(const Consts *c, const IrTbCand *e)
          (1 + c->kw * e->warm);
 }
 
-/* The rows a block of a 2-D strip pass marches: the run time's choice
- * from the grid's area (runtime/stn_cuda.h, stn_tb_march_area, which this
- * repeats: the compiler does not include the CUDA runtime's header), for
- * a grid of `rows` x `columns` and `warm` rows computed before the first
- * own one. */
-static double march_area(double rows, double columns, int warm, int light)
-{
-  const double side = sqrt(rows * columns) / 8192;
-  double want = (light ? 128 * side * sqrt(side) : 8192.0 / 48 * side) * sqrt(warm / 24.0);
-  if (want > 384)
-    want = 384;
-  const long m = want < 32 ? 32 : (long)want, bands = ((long)rows + m - 1) / m;
-  return (double)(((long)rows + bands - 1) / bands);
-}
-
 /* The 2-D march rule's time for a candidate (passes/tblock.c, area_march):
  * the constants of 2026-11-27 20:20 it was measured with, and neither the
  * warm rows nor the cache's read-only fields. */
@@ -356,7 +341,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
           ir_eval_default(p, &k->nodes, k->lo[1], &lo1) && ir_eval_default(p, &k->nodes, k->hi[1], &hi1) && hi0 > lo0 &&
           hi1 > lo1) {
         int warm = T * (2 * tb->reach[0] + 1);
-        e->warm = warm / (o->march ? o->march : march_area(hi0 - lo0, hi1 - lo1, warm, e->area_ps < 1.6));
+        e->warm = (double)warm / (o->march ? o->march : stn_tb_march_area((long)(hi0 - lo0), (long)(hi1 - lo1), warm,
+                                                                        e->area_ps < 1.6));
       }
     }
     if (T == 1 && strip1) /* one-step passes: their own constants, shared memory in wavefronts */
