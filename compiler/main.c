@@ -183,6 +183,8 @@ static const OptDef optdefs[] = {
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
   { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each thread computes (1, 2, 4 or 8; default: "
                            "1, or with --tb-exchange=shfl as many as fit the registers)" },
+  { "--tb-rows", VALUE, "R", "CUDA temporal blocking of 3-D kernels without read-only fields (the strip kernel): rows "
+                            "each thread computes along the second dimension (1, 2 or 4; default: chosen, see --report)" },
   { "--tb-exchange", VALUE, "smem|shfl", "CUDA temporal blocking of 2-D kernels: the threads of a block share their "
                                          "neighbours' columns through shared memory (smem, the default), or each warp "
                                          "by shuffles (shfl)" },
@@ -464,6 +466,10 @@ static void parse_options(Options *o, int argc, char **argv)
       if (!streq(value, "smem") && !streq(value, "shfl"))
         bad_usage("--tb-exchange=%s: give smem or shfl", value);
       o->pass.tb_shfl = streq(value, "shfl");
+    } else if (streq(n, "--tb-rows")) {
+      parse_int(value, "--tb-rows", &o->pass.tb_rows);
+      if (o->pass.tb_rows != 1 && o->pass.tb_rows != 2 && o->pass.tb_rows != 4)
+        bad_usage("--tb-rows=%s: rows per thread are 1, 2 or 4", value);
     } else if (streq(n, "--tb-vec")) {
       parse_int(value, "--tb-vec", &o->pass.tb_vec);
       if (o->pass.tb_vec != 1 && o->pass.tb_vec != 2 && o->pass.tb_vec != 4 && o->pass.tb_vec != 8)

@@ -628,11 +628,11 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
           fprintf(f, "%s{\"steps\": %d, \"strip\": %s, \"ps\": %.4f, \"memory_ps\": %.4f, \"chip_ps\": %.4f, \"recompute\": %.4f, "
                      "\"registers\": %.1f, \"features\": {\"bytes\": %.4f, \"shared_words\": %.4f, \"flops\": %.1f, "
                      "\"special\": %.1f, \"neighbours\": %.4f, \"points_per_thread\": %d, \"warps\": %s, \"element_bytes\": %d, "
-                     "\"warm_rows\": %.4f, \"readonly_loads\": %.1f}}",
+                     "\"warm_rows\": %.4f, \"readonly_loads\": %.1f, \"rows_per_thread\": %d}}",
                   c ? ", " : "", e->steps, e->strip ? "true" : "false", tb_model_ps(e, o->bandwidth),
                   tb_model_mem_ps(e, o->bandwidth), e->chip_ps, e->recompute, e->regs, e->bytes, e->smem, e->flops,
                   e->special, e->neighbours, e->vec,
-                  e->warps > 0 ? arena_printf(gpu->arena, "%.0f", e->warps) : "null", e->esz, e->warm, e->roloads);
+                  e->warps > 0 ? arena_printf(gpu->arena, "%.0f", e->warps) : "null", e->esz, e->warm, e->roloads, e->rows);
       }
       fprintf(f, "]");
     }

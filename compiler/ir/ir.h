@@ -304,6 +304,8 @@ typedef struct IrTbCand {
   double area_ps;          /* 2-D fused: the time the march rule reads (tb_model_area_ps) */
   double roloads;          /* fused: loads of read-only fields a computed point issues at every step (each from
                             * the cache after the pass's first step) */
+  int rows;                /* 3-D fused: the points a thread computes a plane, rows along j (IrTb.rows), whose
+                            * iteration's fixed cost they share; 0 elsewhere */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 

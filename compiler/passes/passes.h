@@ -30,6 +30,7 @@ typedef struct PassOptions {
                             * many planes before computing them; NULL: chosen */
   const char *tb;          /* --tb: "4", "auto", "name=4,...", or NULL (no temporal blocking) */
   int tb_vec;              /* --tb-vec: CUDA 2-D temporal blocking, columns per thread (0: chosen) */
+  int tb_rows;             /* --tb-rows: CUDA 3-D strip passes, rows per thread along j (0: chosen) */
   int tb_shfl;             /* --tb-exchange=shfl: CUDA 2-D temporal blocking, neighbours by warp shuffles */
   /* --mpi: a distributed program (passes/mpi.c) */
   int mpi;
@@ -56,6 +57,11 @@ int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const Pass
 /* tblock.c: 3-D TB_STRIP's registers a thread (IrTb.regs) at `rows`
  * rows a thread. */
 int tb_strip_regs(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int rows);
+/* tblock.c: 3-D TB_STRIP's rows a thread along j at `steps` steps a pass,
+ * before the tile's rows narrow it (--tb-rows, else 4 for the fused
+ * passes of a float box of reach 1 with partial sums, else 2, or
+ * tb_strip_single_rows at one step). */
+int tb_strip_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps);
 /* tblock.c: 3-D TB_STRIP's rows a thread in the one-step passes of
  * tb_strip_single (4, 2 or 1). */
 int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o);

@@ -501,6 +501,28 @@ int tb_strip_single_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, c
   return reach_max(k, t) == 2 && !pairs_double(p, t) ? 4 : 2;
 }
 
+/* Rows a thread computes along j in the 3-D strip kernel at `steps` steps
+ * a pass (before a tile of fewer rows narrows it, choose_shape):
+ * --tb-rows, else tb_strip_single_rows for one step, and for the fused
+ * passes of a float box of reach 1 with partial sums four, on 32x8
+ * threads of 116 registers, two blocks an SM: each thread's iteration
+ * (the next plane's loads, the barrier, the stores, the march's tests)
+ * serves four points instead of two, and a plane's in-plane neighbours
+ * cost 3.5 shared loads a point instead of 5 (box3d1r 361 GCells/s
+ * against 318 with two rows, j3d27pt 354 / 316; star3d1r, 4 steps
+ * without sums, loses, 557 / 576; doubles spill at four, 900 bytes at 3
+ * steps; H100, docs/benchmarks.md 2026-11-28 07:40). Two otherwise, and
+ * where --block or --max-regs gives the shape (what they were measured
+ * with). */
+int tb_strip_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o, int steps)
+{
+  if (o->tb_rows)
+    return o->tb_rows;
+  if (steps == 1)
+    return tb_strip_single_rows(p, k, t, o);
+  return !shape_asked(k, o) && !pairs_double(p, t) && reach_max(k, t) == 1 && tb_psum_for(p, k, t, o) >= 0 ? 4 : 2;
+}
+
 /* A 2-D star of reach 2 across the strip (no diagonal reads; a reach of 2
  * along i only is reach 1's case, aniso2di2.double 557 GCells/s at one
  * column against 396 at two, docs/benchmarks.md 2026-11-27 13:48) with
@@ -989,7 +1011,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     /* Within a block's shared memory: a narrower tile (tblock.stn's 3-D
      * box in double at T = 6 needs 235008 bytes at 32x32). */
     size_t most = smem_most(o);
-    int want = t->steps == 1 ? tb_strip_single_rows(p, k, t, o) : 2;
+    int want = tb_strip_rows(p, k, t, o, t->steps);
     for (;;) {
       int rows = ty % want == 0 ? want : ty % 2 == 0 ? 2 : 1;
       t->rows = t->block[0] * ty > 128 ? rows : 1;
@@ -1206,15 +1228,19 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   t->march_fixed ? "" : "up to ", t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
             t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
-                                  "%s%s, %d row%s per thread, in-plane neighbours "
+                                  "%s%s, %d row%s per thread%s, in-plane neighbours "
                                   "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
                                   steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
                                   t->whole ? "with its planes in shared memory only (no register queue)"
                                               : "with every step's planes in registers",
                                   t->whole ? " and computes all of it (no halo to compute again: its threads load the "
                                              "planes' rim too)" : "",
-                                  t->rows,
-                                  t->rows == 1 ? "" : "s", t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
+                                  t->rows, t->rows == 1 ? "" : "s",
+                                  t->rows == 4 && steps > 1 && !o->tb_rows
+                                      ? " (a float box of reach 1 with partial sums: an iteration's loads, barrier "
+                                        "and stores serve four points; 1.12-1.14x two rows, docs/tblock.md)"
+                                      : "",
+                                  t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
                                   t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "

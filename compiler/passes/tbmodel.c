@@ -33,7 +33,7 @@
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
  * by a barrier per plane, ~45-60%) and chip. The constants are a
- * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 700
+ * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 724
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 to 28) and, since
  * 2026-11-28 05:30, bench/unseen/measured.csv's 164 rates of 04:46 and
@@ -42,10 +42,10 @@
  * passes at the march each ran with, --march=64 before 13:36), the
  * default builds weighted 20: the fit is off by a median of 10% per row
  * (AN5D's 48 default rows: 48 within 15%, worst 14%; bench/unseen's 19:
- * 9, worst aniso2di2.double +51% and aniso2di +40%, whose reach of 2 and
+ * 10, worst aniso2di2.double +51% and aniso2di +40%, whose reach of 2 and
  * 3 along the march no term explains; the held-out six, predicted
  * unseen: 5, box2dnl 72% off, its divisions' slow path depending on the
- * data; docs/benchmarks.md 2026-11-28 05:53; worst the doubles' spill
+ * data; docs/benchmarks.md 2026-11-28 05:53 and 08:10; worst the doubles' spill
  * cliffs in sweeps). Single steps count the
  * loads a point issues (with vec points a thread, a row's vector and its
  * columns beyond, over vec), and where --report has ptxas's registers,
@@ -91,11 +91,16 @@
  * at 03:10 with its unscaled form, stn_rsqrtf_normal; at 05:30 with
  * bench/unseen's rows and two terms: kw for the 2-D march's warm rows, cr
  * for the read-only fields' loads; at 05:53 with kw fixed at 1.0, as the
- * marches measured at 05:41 give it). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
+ * marches measured at 05:41 give it; at 08:10 with the rates of four
+ * rows a thread in 3-D, the older rows relabelled --tb-rows=2, and the
+ * 3-D shared loads counted as a thread issues them, each value its rows
+ * read once (smem_words_3d): box3d1r's default -13% -> -3%, --tb-rows=1
+ * +21% -> +6%; a term for a thread's iteration over its rows, fitted
+ * beside it, came out at 0 and went). The fit leaves the one-step passes' wavefronts (ps) at 0: over the rows of such passes their cost follows
  * the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0, kw, cr; } Consts;
 static const Consts fit2d = { 1.19, 0.361, 0.0174, 0.139, 0.112, 0.00596, 80.0, 0.573, 0.317, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.452 };
-static const Consts fit3d = { 2.83, 0.114, 0.023, 0.282, 0.173, 0.0513, 50.3, 0.532, 0.264, 0.362, 1.46, 0.0212, 0.0, 1.65, 29.8, 0.0, 0.0 };
+static const Consts fit3d = { 2.74, 0.111, 0.0257, 0.0, 0.239, 0.051, 50.2, 0.537, 0.295, 0.337, 1.41, 0.0206, 0.019, 1.65, 29.6, 0.0, 0.0 };
 
 static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
@@ -117,9 +122,53 @@ static double owned(const IrKernel *k, const int *off, int vec, int rows)
  * neighbours' values that are not the thread's own
  * (with partial sums, those of the newest row or plane only, each once),
  * and each pair's newest value, written once (2-D with vec at least twice
- * the reach: only the thread's first and last r columns, IrTb.xedge). */
+ * the reach: only the thread's first and last r columns, IrTb.xedge).
+ * 3-D: a thread loads each value its rows read once, so a plane's column
+ * at k + dk costs the rows its points' reads cover, but for the thread's
+ * own rows at dk = 0 (registers), over the rows: box3d1r's partial sums
+ * 14 / 4 at four rows, 10 / 2 at two, 8 at one. */
+static double smem_words_3d(const IrKernel *k, const IrTb *tb, int rows, int psum)
+{
+  enum { MAXOFF = 1024 };
+  int seen[MAXOFF][3], nseen = 0;
+  for (int i = 0; i < k->nodes.len; i++) {
+    const IrNode *n = &k->nodes.data[i];
+    if (n->op != OP_LOAD || ir_tb_pair_of_cur(tb, n->ref) < 0)
+      continue;
+    int o[3] = { psum ? 0 : n->off[0], n->off[1], n->off[2] }, dup = 0;
+    for (int s = 0; s < nseen && !dup; s++)
+      dup = !memcmp(seen[s], o, sizeof o);
+    if (!dup && nseen < MAXOFF)
+      memcpy(seen[nseen++], o, sizeof o);
+  }
+  double loads = 0;
+  for (int s = 0; s < nseen; s++) {
+    int first = 1; /* the first offset of its column (di, dk) counts the column's rows */
+    for (int t = 0; t < s && first; t++)
+      first = !(seen[t][0] == seen[s][0] && seen[t][2] == seen[s][2]);
+    if (!first)
+      continue;
+    int lo = seen[s][1], hi = seen[s][1];
+    for (int t = s; t < nseen; t++)
+      if (seen[t][0] == seen[s][0] && seen[t][2] == seen[s][2]) {
+        lo = seen[t][1] < lo ? seen[t][1] : lo;
+        hi = seen[t][1] > hi ? seen[t][1] : hi;
+      }
+    /* rows lo .. hi + rows - 1 (a reach's reads cover every row between) */
+    for (int r = lo; r <= hi + rows - 1; r++) {
+      int need = 0;
+      for (int t = s; t < nseen && !need; t++)
+        need = seen[t][0] == seen[s][0] && seen[t][2] == seen[s][2] && r - seen[t][1] >= 0 && r - seen[t][1] < rows;
+      loads += need && !(seen[s][2] == 0 && r >= 0 && r < rows);
+    }
+  }
+  return tb->npairs + loads / rows;
+}
+
 static double smem_words(const IrKernel *k, const IrTb *tb, int vec, int rows, int psum)
 {
+  if (k->rank == 3)
+    return smem_words_3d(k, tb, rows, psum);
   int seen[256][2], nseen = 0;
   double smem = tb->npairs * (tb_edge_columns(k, tb, vec) ? 2.0 * tb->reach[1] / vec : 1.0);
   for (int i = 0; i < k->nodes.len; i++) {
@@ -275,7 +324,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
       continue;
     }
     int vec = k->rank == 2 ? tb_strip_vec(p, tb, T, psum, o) : 1;
-    int rows = T == 1 && strip1 ? tb_strip_single_rows(p, k, tb, o) : 2;
+    int rows = k->rank == 3 ? tb_strip_rows(p, k, tb, o, T) : 2;
     /* 3-D: the registers a thread may have (passes/tblock.c IrTb.regs: 64
      * for floats, 128 for doubles or four rows, --max-regs); the cap of the
      * planes' registers past which spills cost scales with it */
@@ -314,6 +363,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
        * only (IrTb.whole) */
       int per = (psum ? 2 : 1) - (T == 1 && strip1);
       e->regs = (double)T * (2 * tb->reach[0] + 1) * rows * esz / 4 * tb->npairs * per / budget;
+      e->rows = T > 1 ? rows : 0;
     }
     e->own = own > 0;
     if (!e->own)
