@@ -1276,6 +1276,8 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
             t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
                                   "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
+          if (o->target == TARGET_CUDA && o->tb_rows && !(t->cuda == TB_STRIP && k->rank == 3))
+            t->why = arena_printf(p->arena, "%s (--tb-rows ignored: rows a thread are the 3-D strip kernel's)", t->why);
           s->tb = t;
         }
       }
