@@ -305,7 +305,7 @@ typedef struct IrTbCand {
   double roloads;          /* fused: loads of read-only fields a computed point issues at every step (each from
                             * the cache after the pass's first step) */
   int rows;                /* 3-D fused: the points a thread computes a plane, rows along j (IrTb.rows), whose
-                            * iteration's fixed cost they share; 0 elsewhere */
+                            * reads it loads from shared memory once (smem); 0 elsewhere */
 } IrTbCand;
 typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
 
