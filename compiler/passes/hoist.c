@@ -55,77 +55,87 @@ static int is_float_div(const IrNode *n)
   return n->op == OP_DIV && (n->ty == TY_FLOAT || n->ty == TY_DOUBLE);
 }
 
-static void recip_kernel(IrKernel *k)
+/* Rebuilds K's nodes in order: each node with its arguments remapped to
+ * the new nodes, then `rewrite` (which may add nodes before it and change
+ * it; `i` is its old index), then the node itself; the roots follow. */
+typedef void (*Rewrite)(IrNodes *out, IrNode *n, int i, const void *ctx);
+static void rebuild(IrKernel *k, Rewrite rewrite, const void *ctx)
 {
   IrNodes old = k->nodes;
   IrNodes out = { 0 };
   int *map = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
-  /* How many divisions each node is the divisor of; 1 / y is the
-   * reciprocal itself and does not count. */
-  int *divides = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
-  for (int i = 0; i < old.len; i++)
-    divides[i] = 0;
-  for (int i = 0; i < old.len; i++) {
-    double c;
-    if (is_float_div(&old.data[i]) && !(ir_is_const(&old, old.data[i].arg[0], &c) && c == 1))
-      divides[old.data[i].arg[1]]++;
-  }
   for (int i = 0; i < old.len; i++) {
     IrNode n = old.data[i];
-    int divisor = n.arg[1];
     for (int a = 0; a < op_info[n.op].nargs; a++)
       n.arg[a] = map[n.arg[a]];
-    double c;
-    if (is_float_div(&n) && !(ir_is_const(&out, n.arg[0], &c) && c == 1) &&
-        (out.data[n.arg[1]].level < n.level || divides[divisor] > 1)) {
-      IrNode one = { .op = OP_CONST, .ty = n.ty, .f = 1, .span = n.span, .level = 0 };
-      int c1 = ir_add(&out, one);
-      IrNode rc = { .op = OP_DIV, .ty = n.ty, .arg = { c1, n.arg[1], -1 }, .span = n.span,
-                    .level = out.data[n.arg[1]].level };
-      int r = ir_add(&out, rc);
-      n.op = OP_MUL;
-      n.arg[1] = r;
-    }
+    rewrite(&out, &n, i, ctx);
     map[i] = ir_add(&out, n);
   }
   pass_remap_roots(k, map);
   free(map);
-  free(divides);
   vec_free(&old);
   k->nodes = out;
+}
+
+/* x / y becomes x * (1 / y), 1 / y of y's level, where y is computed at a
+ * shallower level than the division or divides more than once (shared[i]
+ * for division i). */
+static void recip_node(IrNodes *out, IrNode *n, int i, const void *ctx)
+{
+  const char *shared = ctx;
+  double c;
+  if (!is_float_div(n) || (ir_is_const(out, n->arg[0], &c) && c == 1) ||
+      !(out->data[n->arg[1]].level < n->level || shared[i]))
+    return;
+  IrNode one = { .op = OP_CONST, .ty = n->ty, .f = 1, .span = n->span, .level = 0 };
+  int c1 = ir_add(out, one);
+  IrNode rc = { .op = OP_DIV, .ty = n->ty, .arg = { c1, n->arg[1], -1 }, .span = n->span,
+                .level = out->data[n->arg[1]].level };
+  int r = ir_add(out, rc);
+  n->op = OP_MUL;
+  n->arg[1] = r;
+}
+
+static void recip_kernel(IrKernel *k)
+{
+  const IrNodes *nd = &k->nodes;
+  /* How many divisions each node is the divisor of; 1 / y is the
+   * reciprocal itself and does not count. */
+  int *divides = xrealloc(NULL, sizeof(int) * (size_t)(nd->len + 1));
+  char *shared = xrealloc(NULL, (size_t)nd->len + 1);
+  for (int i = 0; i < nd->len; i++)
+    divides[i] = 0;
+  for (int i = 0; i < nd->len; i++) {
+    double c;
+    if (is_float_div(&nd->data[i]) && !(ir_is_const(nd, nd->data[i].arg[0], &c) && c == 1))
+      divides[nd->data[i].arg[1]]++;
+  }
+  for (int i = 0; i < nd->len; i++)
+    shared[i] = is_float_div(&nd->data[i]) && divides[nd->data[i].arg[1]] > 1;
+  rebuild(k, recip_node, shared);
+  free(divides);
+  free(shared);
 }
 
 /* CUDA: x / sqrt(y) becomes x * rsqrt(y), and 1 / sqrt(y) rsqrt(y), of
  * the level of sqrt(y); the square root stays where something else uses
  * it. */
-static void rsqrt_kernel(IrKernel *k)
+static void rsqrt_node(IrNodes *out, IrNode *n, int i, const void *ctx)
 {
-  IrNodes old = k->nodes;
-  IrNodes out = { 0 };
-  int *map = xrealloc(NULL, sizeof(int) * (size_t)(old.len + 1));
-  for (int i = 0; i < old.len; i++) {
-    IrNode n = old.data[i];
-    for (int a = 0; a < op_info[n.op].nargs; a++)
-      n.arg[a] = map[n.arg[a]];
-    double c;
-    const IrNode *d = is_float_div(&n) ? &out.data[n.arg[1]] : NULL;
-    if (d && d->op == OP_SQRT && d->ty == n.ty) {
-      IrNode rs = { .op = OP_RSQRT, .ty = n.ty, .arg = { d->arg[0], -1, -1 }, .span = d->span, .level = d->level };
-      if (ir_is_const(&out, n.arg[0], &c) && c == 1) {
-        n.op = OP_RSQRT;
-        n.arg[0] = rs.arg[0], n.arg[1] = -1;
-        n.level = rs.level;
-      } else {
-        n.op = OP_MUL;
-        n.arg[1] = ir_add(&out, rs);
-      }
-    }
-    map[i] = ir_add(&out, n);
+  (void)i, (void)ctx;
+  const IrNode *d = is_float_div(n) ? &out->data[n->arg[1]] : NULL;
+  if (!d || d->op != OP_SQRT || d->ty != n->ty)
+    return;
+  IrNode rs = { .op = OP_RSQRT, .ty = n->ty, .arg = { d->arg[0], -1, -1 }, .span = d->span, .level = d->level };
+  double c;
+  if (ir_is_const(out, n->arg[0], &c) && c == 1) {
+    n->op = OP_RSQRT;
+    n->arg[0] = rs.arg[0], n->arg[1] = -1;
+    n->level = rs.level;
+  } else {
+    n->op = OP_MUL;
+    n->arg[1] = ir_add(out, rs);
   }
-  pass_remap_roots(k, map);
-  free(map);
-  vec_free(&old);
-  k->nodes = out;
 }
 
 void pass_hoist(IrProgram *p, const PassOptions *o)
@@ -158,6 +168,6 @@ void pass_hoist(IrProgram *p, const PassOptions *o)
     if (!o->no_recip)
       recip_kernel(k);
     if (!o->no_recip && !o->no_rsqrt && o->target == TARGET_CUDA)
-      rsqrt_kernel(k);
+      rebuild(k, rsqrt_node, NULL);
   }
 }
