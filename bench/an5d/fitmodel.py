@@ -196,11 +196,19 @@ def main():
     errs_now, errs_fit = [], []
     for r in rows:
         fit = predict(fitted[r["dims"]], r["steps"], r["cand"])
-        on, of = r["ps"] / r["now"] - 1, r["ps"] / fit - 1  # measured time against predicted
+        # the predicted time against the measured one (issue 19: within 15% of
+        # the measured; bench/an5d/run.sh's table, the measured rate against
+        # the predicted, is the same number)
+        on, of = r["now"] / r["ps"] - 1, fit / r["ps"] - 1
         errs_now.append(abs(on))
         errs_fit.append(abs(of))
         print("| %s | %s | %d | %s | %.0f | %+.0f%% | %.0f | %+.0f%% |" % (r["stencil"], r["flags"] or "default", r["steps"],
               r["gcells"], 1000 / r["now"], on * 100, 1000 / fit, of * 100))
+    # stencilc's own predictions (through --report=json's four decimals)
+    # against the fit's formula with the constants it prints: the same
+    # model where tbmodel.c has those constants
+    diff = max(abs(r["now"] / predict(fitted[r["dims"]], r["steps"], r["cand"]) - 1) for r in rows)
+    print("\nnow against fitted: largest difference %.2f%%" % (100 * diff))
     dflt = [i for i, r in enumerate(rows) if not r["flags"]]
     summary(("now", errs_now), ("fitted", errs_fit), ("now, defaults", [errs_now[i] for i in dflt]),
             ("fitted, defaults", [errs_fit[i] for i in dflt]))
@@ -215,7 +223,7 @@ def main():
         hn, hf = [], []
         for r in held_rows:
             fit = predict(fitted[r["dims"]], r["steps"], r["cand"])
-            on, of = r["ps"] / r["now"] - 1, r["ps"] / fit - 1
+            on, of = r["now"] / r["ps"] - 1, fit / r["ps"] - 1
             hn.append((abs(on), not r["flags"]))
             hf.append((abs(of), not r["flags"]))
             print("| %s | %s | %d | %s | %.0f | %+.0f%% | %.0f | %+.0f%% |" % (r["stencil"], r["flags"] or "default",
@@ -226,14 +234,11 @@ def main():
 
 
 def summary(*named):
-    # within 15% to a tenth of a percent: stencilc's own predictions ("now")
-    # come through --report=json's four decimals, and a row at the edge
-    # must not count on one side and not on the other
     for name, e in named:
         e = sorted(e)
         if e:
             print("%s: median %.0f%%, within 15%%: %d of %d, worst %.0f%%" % (name, 100 * e[len(e) // 2],
-                  sum(round(x, 3) <= 0.15 for x in e), len(e), 100 * e[-1]))
+                  sum(x <= 0.15 for x in e), len(e), 100 * e[-1]))
 
 
 if __name__ == "__main__":

@@ -40,13 +40,14 @@
  * later (today's rules), less six held-out programs (the one-step
  * passes' rows from 2026-11-26 12:39, on whole tiles; the 3-D fused
  * passes at the march each ran with, --march=64 before 13:36), the
- * default builds weighted 20: the fit is off by a median of 10% per row
- * (AN5D's 48 default rows: 48 within 15%, worst 14%; bench/unseen's 19:
- * 10, worst aniso2di2.double +51% and aniso2di +40%, whose reach of 2 and
- * 3 along the march no term explains; the held-out six, predicted
- * unseen: 5, box2dnl 72% off, its divisions' slow path depending on the
- * data; docs/benchmarks.md 2026-11-28 05:53 and 08:10; worst the doubles' spill
- * cliffs in sweeps). Single steps count the
+ * default builds weighted 20: the predicted time is off the measured one
+ * by a median of 10% per row (AN5D's 48 default rows: 45 within 15%,
+ * worst star3d3r and j2d9pt.double +16%; bench/unseen's 19: 10, worst
+ * aniso3d.double +40% and aniso2di2.double -34% and aniso2di -29%, whose
+ * reach of 2 and 3 along the march no term explains; the held-out six,
+ * predicted unseen: 5, box2dnl off by 42%, its divisions' slow path
+ * depending on the data; docs/benchmarks.md 2026-11-28 05:53 and 08:10;
+ * worst the doubles' spill cliffs in sweeps). Single steps count the
  * loads a point issues (with vec points a thread, a row's vector and its
  * columns beyond, over vec), and where --report has ptxas's registers,
  * the warps they leave an SM (tb_model_occupancy): below w0 the memory
