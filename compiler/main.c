@@ -182,7 +182,7 @@ static const OptDef optdefs[] = {
   { "--no-deterministic-reductions", FLAG, NULL, "CUDA: combine block partials with atomics (one pass; last bits may vary)" },
   { "--arch", VALUE, "SM", "CUDA: GPU architecture for --build (default: sm_90)" },
   { "--tb-vec", VALUE, "V", "CUDA temporal blocking of 2-D kernels: columns each thread computes (1, 2, 4 or 8; default: "
-                           "1, or with --tb-exchange=shfl as many as fit the registers)" },
+                           "chosen, see --report; with --tb-exchange=shfl as many as fit the registers)" },
   { "--tb-rows", VALUE, "R", "CUDA temporal blocking of 3-D kernels without read-only fields (the strip kernel): rows "
                             "each thread computes along the second dimension (1, 2 or 4; default: chosen, see --report)" },
   { "--tb-exchange", VALUE, "smem|shfl", "CUDA temporal blocking of 2-D kernels: the threads of a block share their "
