@@ -191,23 +191,11 @@ def main():
     for dims in (2, 3):
         c = fitted[dims]
         print("  static const Consts fit%dd = { %s };" % (dims, ", ".join(num(c[n]) for n in NAMES)))
-    print("\n| stencil | flags | steps | measured GCells/s | model now | off | fitted | off |")
-    print("|---|---|---|---|---|---|---|---|")
-    errs_now, errs_fit = [], []
-    for r in rows:
-        fit = predict(fitted[r["dims"]], r["steps"], r["cand"])
-        # the predicted time against the measured one (issue 19: within 15% of
-        # the measured; bench/an5d/run.sh's table, the measured rate against
-        # the predicted, is the same number)
-        on, of = r["now"] / r["ps"] - 1, fit / r["ps"] - 1
-        errs_now.append(abs(on))
-        errs_fit.append(abs(of))
-        print("| %s | %s | %d | %s | %.0f | %+.0f%% | %.0f | %+.0f%% |" % (r["stencil"], r["flags"] or "default", r["steps"],
-              r["gcells"], 1000 / r["now"], on * 100, 1000 / fit, of * 100))
+    errs_now, errs_fit, fits = table(rows, fitted)
     # stencilc's own predictions (through --report=json's four decimals)
     # against the fit's formula with the constants it prints: the same
     # model where tbmodel.c has those constants
-    diff = max(abs(r["now"] / predict(fitted[r["dims"]], r["steps"], r["cand"]) - 1) for r in rows)
+    diff = max(abs(r["now"] / fit - 1) for r, fit in zip(rows, fits))
     print("\nnow against fitted: largest difference %.2f%%" % (100 * diff))
     dflt = [i for i, r in enumerate(rows) if not r["flags"]]
     summary(("now", errs_now), ("fitted", errs_fit), ("now, defaults", [errs_now[i] for i in dflt]),
@@ -218,20 +206,30 @@ def main():
     if held_rows:
         # rows the fit did not see: how the model does on shapes it was not fitted to
         print("\nheld out of the fit (%s):" % ", ".join(sorted(held)))
-        print("\n| stencil | flags | steps | measured GCells/s | model now | off | fitted | off |")
-        print("|---|---|---|---|---|---|---|---|")
-        hn, hf = [], []
-        for r in held_rows:
-            fit = predict(fitted[r["dims"]], r["steps"], r["cand"])
-            on, of = r["now"] / r["ps"] - 1, fit / r["ps"] - 1
-            hn.append((abs(on), not r["flags"]))
-            hf.append((abs(of), not r["flags"]))
-            print("| %s | %s | %d | %s | %.0f | %+.0f%% | %.0f | %+.0f%% |" % (r["stencil"], r["flags"] or "default",
-                  r["steps"], r["gcells"], 1000 / r["now"], on * 100, 1000 / fit, of * 100))
-        summary(("held out, now", [e for e, _ in hn]), ("held out, fitted", [e for e, _ in hf]),
-                ("held out, now, defaults", [e for e, d in hn if d]),
-                ("held out, fitted, defaults", [e for e, d in hf if d]))
+        hn, hf, _ = table(held_rows, fitted)
+        dflt = [i for i, r in enumerate(held_rows) if not r["flags"]]
+        summary(("held out, now", hn), ("held out, fitted", hf), ("held out, now, defaults", [hn[i] for i in dflt]),
+                ("held out, fitted, defaults", [hf[i] for i in dflt]))
 
+
+def table(rows, fitted):
+    """Prints the rows' table; returns each row's error with stencilc's
+    constants and with the fitted ones (the predicted time against the
+    measured one, issue 19's "within 15% of the measured one"; the same
+    number as bench/an5d/run.sh's measured rate against the predicted),
+    and the fitted prediction (ps)."""
+    print("\n| stencil | flags | steps | measured GCells/s | model now | off | fitted | off |")
+    print("|---|---|---|---|---|---|---|---|")
+    errs_now, errs_fit, fits = [], [], []
+    for r in rows:
+        fit = predict(fitted[r["dims"]], r["steps"], r["cand"])
+        on, of = r["now"] / r["ps"] - 1, fit / r["ps"] - 1
+        errs_now.append(abs(on))
+        errs_fit.append(abs(of))
+        fits.append(fit)
+        print("| %s | %s | %d | %s | %.0f | %+.0f%% | %.0f | %+.0f%% |" % (r["stencil"], r["flags"] or "default", r["steps"],
+              r["gcells"], 1000 / r["now"], on * 100, 1000 / fit, of * 100))
+    return errs_now, errs_fit, fits
 
 def summary(*named):
     for name, e in named:

@@ -301,7 +301,7 @@ typedef struct IrTbCand {
   double warm;             /* 2-D fused: the rows a block computes before its first own one, T (2 r0 + 1), over
                             * the rows it marches at the params' defaults (the run time's choice from the grid's
                             * area); 0 where not known */
-  double area_ps;          /* 2-D fused: the time the march rule reads (tb_model_area_ps) */
+  double area_ps;          /* 2-D fused: the time the march rule reads (tb_model_area_light) */
   double roloads;          /* fused: loads of read-only fields a computed point issues at every step (each from
                             * the cache after the pass's first step) */
   int rows;                /* 3-D fused: the points a thread computes a plane, rows along j (IrTb.rows), whose

@@ -93,7 +93,7 @@ int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int c
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
-double tb_model_area_ps(const IrTbCand *e); /* 2-D passes, for the march rule: constants of its measurement */
+int tb_model_area_light(const IrTbCand *e); /* 2-D passes: the march rule's light steps, by the constants of its measurement */
 double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs);
 
 extern const Pass pass_list[];

@@ -441,7 +441,7 @@ int tb_strip_tile_rows(const IrProgram *p, const IrKernel *k, const IrTb *t, con
  * occupancy; IrTb.march_area, stn_tb_march_area), 32 to 384 rows: steps
  * the time model puts below 1.6 ps a point and step (at 3000 GB/s, at
  * the steps chosen, with the constants of the fit it was measured with:
- * tb_model_area_ps) 128 rows at 8192^2 points, as sqrt(rows x
+ * tb_model_area_light) 128 rows at 8192^2 points, as sqrt(rows x
  * columns)^1.5 (TB_AREA_LIGHT); heavier ones sqrt(rows x columns) / 48
  * (TB_AREA_HEAVY). The waves' model times a block by its rows alone,
  * whatever shares its multiprocessor, and kept such passes at 180-256
@@ -459,7 +459,7 @@ static int area_march(const IrKernel *k, const IrTb *t, const IrTbModel *m)
 {
   if (k->rank != 2 || t->cuda != TB_STRIP || !m || t->steps < 2 || t->steps > m->n)
     return TB_AREA_NONE;
-  return tb_model_area_ps(&m->c[t->steps - 1]) < 1.6 ? TB_AREA_LIGHT : TB_AREA_HEAVY;
+  return tb_model_area_light(&m->c[t->steps - 1]) ? TB_AREA_LIGHT : TB_AREA_HEAVY;
 }
 
 /* The planes a block of the 3-D strip kernel marches at most (the run

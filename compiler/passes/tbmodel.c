@@ -393,7 +393,7 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
           hi1 > lo1) {
         int warm = T * (2 * tb->reach[0] + 1);
         e->warm = (double)warm / (o->march ? o->march : stn_tb_march_area((long)(hi0 - lo0), (long)(hi1 - lo1), warm,
-                                                                        e->area_ps < 1.6));
+                                                                        tb_model_area_light(e)));
       }
     }
     if (T == 1 && strip1) /* one-step passes: their own constants, shared memory in wavefronts */
@@ -454,8 +454,10 @@ void tb_model_single_variant(IrTbModel *m, const IrKernel *k, int vec, int regs,
  * b321126; passes/tblock.c, area_march): a later fit moves every
  * prediction, and must not move a schedule that no measurement moved
  * (the 23:30 fit put box2d2r below the rule's 1.6 ps, whose light march
- * then ran it 5% slower at 8192^2). */
-double tb_model_area_ps(const IrTbCand *e) { return e->area_ps; }
+ * then ran it 5% slower at 8192^2). Light: below 1.6 ps a point and
+ * step, the march rule's line (the run time's TB_AREA_LIGHT; the warm
+ * rows divide by that march too). */
+int tb_model_area_light(const IrTbCand *e) { return e->area_ps < 1.6; }
 
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs)
 {
