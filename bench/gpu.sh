@@ -10,6 +10,7 @@
 #          ONLY=a|b   verify only these cases (names as in verify_cases)
 #          SKIP_TB=1   no temporal-blocking sections; TB_ONLY=1 only those
 #          TB_CASES=regex  only the temporal-blocking programs that match
+#          TB_VARIANTS="1 2 s3 ..."  the --tb builds they are verified with
 #          OUT=dir     where logs go (default: a temporary folder)
 #          SECTIONS=a,b  only these of: verify (with ONLY=), steps (the
 #                      optimization steps of docs/optimizations.md), lib
@@ -32,7 +33,9 @@
 #                      tuned on, verified, --tb=auto against a sweep;
 #                      UNSEEN_VERIFY_STEPS, UNSEEN_SWEEP2, UNSEEN_SWEEP3),
 #                      io (bench/io.sh: reads, checkpoint/restart, writes
-#                      against the disk, Himeno L's checkpoint cost)
+#                      against the disk, Himeno L's checkpoint cost),
+#                      himeno (the default build of Himeno M and L against
+#                      bench/handwritten.cu's one-sweep kernel; HIMENO_REPS)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -403,6 +406,42 @@ section_harness() {
   "$T/prefetch" 2>&1 | tee -a "$LOG/gpu.log"
 }
 
+# Issue 19's point 2: Himeno M and L, the default build against the
+# hand-written one-sweep kernel with its residual (bench/handwritten.cu,
+# the best of its block shapes), in the same run; each program's time is
+# the best of HIMENO_REPS runs, taken in turns with the other size.
+section_himeno() {
+  say ""
+  say "himeno: the default build against bench/handwritten.cu's one-sweep kernel (best shape of 'red kernel only'), ms a sweep"
+  nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o "$T/handwritten" bench/handwritten.cu >"$LOG/handwritten.build.log" 2>&1 || {
+    say "  handwritten: BUILD FAILED (handwritten.build.log)"; fail=1; return; }
+  build/stencilc --target=cuda --build -o "$T/himeno_default" examples/himeno.stn >"$LOG/himeno_default.build.log" 2>&1 || {
+    say "  himeno default: BUILD FAILED (himeno_default.build.log)"; fail=1; return; }
+  mkdir -p "$T/scratch"
+  local reps=${HIMENO_REPS:-3} r sz args iters t
+  declare -A best=()
+  for r in $(seq 1 "$reps"); do
+    SKIPD=1 "$T/handwritten" > "$T/handwritten.$r.out" 2>&1 || { say "  handwritten failed:"; cat "$T/handwritten.$r.out"; fail=1; return; }
+    for sz in M L; do
+      if [ $sz = M ]; then args="--NI=129 --NJ=129 --NK=257 --ITERS=2000" iters=2000; else args="--NI=257 --NJ=257 --NK=513 --ITERS=300" iters=300; fi
+      # shellcheck disable=SC2086
+      t=$(cd "$T/scratch" && "$T/himeno_default" $args | tee "$T/himeno_$sz.$r.out" | awk -F': ' '/^Time \[s\]/ {print $2}')
+      [ -n "$t" ] || { say "  himeno $sz: no time printed"; fail=1; return; }
+      best[$sz]=$(awk -v t="$t" -v it="$iters" -v b="${best[$sz]:-1e30}" 'BEGIN { x = t / it * 1e3; print (x < b ? x : b) }')
+    done
+  done
+  cat "$T"/handwritten.*.out >> "$LOG/gpu.log"
+  for sz in M L; do
+    local hdr=129x129x257
+    [ $sz = L ] && hdr=257x257x513
+    awk -v sz="$sz" -v hdr="himeno $hdr" -v gen="${best[$sz]}" -v gosa="$(grep -h 'Gosa' "$T/himeno_$sz.1.out" | head -1)" '
+      /^himeno / { in_sz = ($0 == hdr) } /^copy bandwidth/ { bw = $3 }
+      in_sz && /^red kernel only/ { if (!hw || $(NF-4) + 0 < hw) { hw = $(NF-4) + 0; sh = $4 } }
+      END { printf "  %s: default %.4f ms, hand-written %.4f ms (%s, copy %s GB/s): %.2fx   %s\n", sz, gen, hw, sh, bw, hw / gen, gosa }' \
+      "$T"/handwritten.*.out | tee -a "$LOG/gpu.log"
+  done
+}
+
 section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
 
 # Data in and out (bench/io.sh): reads on CUDA, kill and restart, a 512^3
@@ -508,7 +547,7 @@ fi
 # --tb-exchange=shfl (warp shuffles), vT --tb=T --tb-vec=2 (two columns per
 # thread through shared memory). With SANITIZE=1, compute-sanitizer's
 # racecheck and memcheck run the T = 3 and T = 8 builds too.
-TB_VARIANTS="1 2 3 4 5 6 7 8 s2 s3 s5 s8 v3 v8"
+TB_VARIANTS=${TB_VARIANTS:-1 2 3 4 5 6 7 8 s2 s3 s5 s8 v3 v8}
 tb_flags() {
   case $1 in
     s*) echo "--tb=${1#s} --tb-exchange=shfl" ;;
@@ -529,6 +568,7 @@ tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:doub
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 tb-predicate|tests/lit/run/tb-predicate.stn|--N=300|u:double un:double w:double wn:double|
+recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=13|u:float v:float a:float b:float|first :;second :
 heat3d-double|tests/lit/cuda/Inputs/heat3d-double.stn|--N=40 --STEPS=13|f:double fn:double|
 CASES
 }

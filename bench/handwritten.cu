@@ -9,8 +9,8 @@
 // variants' results with each other.
 //
 //   nvcc -O3 -arch=sm_90 -std=c++17 -Iruntime -o handwritten bench/handwritten.cu && ./handwritten
-//   env: SKIPH=1 skips Himeno, ONLYL=1 runs only size L; PROF=1 launches
-//   each kernel twice (for ncu). Experiments (docs/benchmarks.md, 07:00 UTC
+//   env: SKIPH=1 skips Himeno, SKIPD=1 skips diffusion, ONLYL=1 runs only
+//   size L; PROF=1 launches each kernel twice (for ncu). Experiments (docs/benchmarks.md, 07:00 UTC
 //   entry): GEN=1 also times stencilc's own Himeno kernel (pasted below);
 //   GENLAYOUT=1 lays the arrays out like stencilc; X4=1 drops the idle
 //   last block along k; SWAP=1 swaps p and wrk2 after each sweep; REALP=1
@@ -381,7 +381,7 @@ int main()
     for (int x = 0; x < 13; x++) CK(cudaFree((void *)(*in[x] - off - x * stag)));
     CK(cudaFree(h.wrk2 - off - 13 * stag));
   }
-  {
+  if (!getenv("SKIPD")) {
     int n = 512, row = 512 + 32;
     int s1 = row, s0 = row * n;
     size_t tot = (size_t)s0 * n + 64;
