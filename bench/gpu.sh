@@ -566,6 +566,7 @@ diffusion3d-cur|examples/diffusion3d.stn|--N=40 --STEPS=13|f:float|Total heat :;
 himeno-cur|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=13|p:float|Gosa :
 tblock-cur|tests/lit/run/tblock.stn|--STEPS=13|a:double b:double c:double d:double e:double g:double h:double|sums :
 lbm_d2q9|examples/lbm_d2q9.stn|--NY=32 --NX=16 --STEPS=61|ux:float umag:float|L2 error :
+lbm_d2q9-tall|examples/lbm_d2q9.stn|--NY=203 --NX=24 --STEPS=37|ux:float umag:float|L2 error :
 jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 tb-predicate|tests/lit/run/tb-predicate.stn|--N=300|u:double un:double w:double wn:double|
 recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=13|u:float v:float a:float b:float|first :;second :

@@ -179,6 +179,10 @@ void print_expr(Printer *pr, int id, int ctx_prec, int right)
   const IrNode *n = &pr->pool->data[id];
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
+  if (pr->known && pr->known[id]) {
+    buf_puts(b, "1");
+    return;
+  }
   if (pr->names && pr->names[id]) {
     buf_puts(b, pr->names[id]);
     return;

@@ -33,6 +33,7 @@ struct Printer {
   const char *wrap_skip;   /* per field: 1 if its loads never use wrapped distances (print_wrap_decls) */
   int lane;                /* CUDA vector lanes: the point being printed is lane `lane` (index + lane
                             * along the contiguous dimension); 0 otherwise */
+  const char *known;       /* per node: 1 if it is known to hold where this code runs (prints as 1); or NULL */
 };
 
 enum { P_TOP = 0, P_COND = 3, P_OR = 4, P_AND = 5, P_EQ = 9, P_REL = 10, P_ADD = 12, P_MUL = 13,
