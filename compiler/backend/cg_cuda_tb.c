@@ -17,7 +17,6 @@
 #include "backend/cg_cuda.h"
 #include <limits.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* The step being printed: loads of cur fields read step t - 1's ring
  * (TB_SMEM), or its registers in phase ph, column v (TB_SHFL, TB_STRIP). */
@@ -480,123 +479,6 @@ static void print_psum_point(Buf *b, const IrProgram *p, const IrTb *tb, Printer
   hook->psum = 0;
 }
 
-/* 2-D steady iterations inside a band of rows: a comparison of the row
- * index with the grid's first rows (i - 1 >= 0) or last rows (i + 1 <
- * NY), as walls and bounce-back write them, holds on every row of a
- * band [lo, hi) that leaves out at most 8 rows at each end. The steady
- * iterations are narrowed to the band, and there such a comparison
- * prints as 1: nvcc folds the selects it guards away (lbm_d2q9's nine
- * wall checks a point and step). RowBand.known: per node, 1 for those
- * comparisons; lo: the band's first row (has_lo); hi: the least of
- * node[x] + hioff[x], each node a param plus or minus a constant (nhi of
- * them; printed as the kernel prints that node). */
-enum { BAND_ROWS = 8, BAND_MAX_HI = 8 };
-typedef struct RowBand {
-  char *known;
-  int has_lo, nhi;
-  long lo, hioff[BAND_MAX_HI];
-  int node[BAND_MAX_HI];
-} RowBand;
-
-static int int_const(const IrNode *n, long *v)
-{
-  if (n->op != OP_CONST || n->ty != TY_INT || n->f != (double)(long)n->f)
-    return 0;
-  *v = (long)n->f;
-  return 1;
-}
-
-/* Is node id i + c, i the index of dimension 0 (the march's)? */
-static int row_affine(const IrKernel *k, int id, long *c)
-{
-  const IrNode *n = &k->nodes.data[id];
-  if (n->op == OP_INDEX && n->ref == 0) {
-    *c = 0;
-    return 1;
-  }
-  if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
-    return 0;
-  const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
-  long v;
-  if (a->op == OP_INDEX && a->ref == 0 && int_const(b, &v)) {
-    *c = n->op == OP_ADD ? v : -v;
-    return 1;
-  }
-  if (n->op == OP_ADD && b->op == OP_INDEX && b->ref == 0 && int_const(a, &v)) {
-    *c = v;
-    return 1;
-  }
-  return 0;
-}
-
-/* Is node id P + e, P an int param? */
-static int param_affine(const IrKernel *k, int id, long *e)
-{
-  const IrNode *n = &k->nodes.data[id];
-  if (n->op == OP_PARAM && n->ty == TY_INT) {
-    *e = 0;
-    return 1;
-  }
-  if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
-    return 0;
-  const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
-  long v;
-  if (a->op == OP_PARAM && a->ty == TY_INT && int_const(b, &v)) {
-    *e = n->op == OP_ADD ? v : -v;
-    return 1;
-  }
-  if (n->op == OP_ADD && b->op == OP_PARAM && b->ty == TY_INT && int_const(a, &v)) {
-    *e = v;
-    return 1;
-  }
-  return 0;
-}
-
-static RowBand row_band(const IrProgram *p, const IrKernel *k)
-{
-  RowBand rb = { .known = arena_alloc(p->arena, (size_t)k->nodes.len + 1) };
-  memset(rb.known, 0, (size_t)k->nodes.len + 1);
-  for (int id = 0; id < k->nodes.len; id++) {
-    const IrNode *n = &k->nodes.data[id];
-    Op op = n->op;
-    if (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE)
-      continue;
-    int y = n->arg[1]; /* i + c op y */
-    long c, v, e;
-    if (!row_affine(k, n->arg[0], &c)) { /* y op i + c: i + c op' y */
-      if (!row_affine(k, y, &c))
-        continue;
-      y = n->arg[0];
-      op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
-    }
-    if ((op == OP_GE || op == OP_GT) && int_const(&k->nodes.data[y], &v)) {
-      long lo = v - c + (op == OP_GT); /* i >= lo */
-      if (lo < -BAND_ROWS || lo > BAND_ROWS)
-        continue;
-      if (!rb.has_lo || lo > rb.lo)
-        rb.lo = lo;
-      rb.has_lo = 1;
-      rb.known[id] = 1;
-    } else if ((op == OP_LT || op == OP_LE) && param_affine(k, y, &e)) {
-      long off = -c + (op == OP_LE); /* i < y + off = P + e + off */
-      if (e + off < -BAND_ROWS || e + off > BAND_ROWS)
-        continue;
-      int h = 0;
-      while (h < rb.nhi && rb.node[h] != y)
-        h++;
-      if (h == rb.nhi) {
-        if (rb.nhi == BAND_MAX_HI)
-          continue;
-        rb.node[h] = y, rb.hioff[h] = off, rb.nhi++;
-      } else if (off < rb.hioff[h]) {
-        rb.hioff[h] = off;
-      }
-      rb.known[id] = 1;
-    }
-  }
-  return rb;
-}
-
 /* 2-D kernels: steps T..1 of one iteration (phase ph). fast: every step has
  * its row, inside the region, and all this lane's columns are in it. */
 static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int ph, int NS, int LAG,
@@ -954,27 +836,25 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
    * box3d4r's general instance). */
   hook->lean = r == 2;
   int hoist_steady = hook->lean && !g->periodic[0];
-  RowBand band = { 0 };
-  if (hoist_steady && tb->psum < 0) /* (partial sums evaluate a row's terms in other rows' iterations) */
-    band = row_band(p, k);
+  int band = hoist_steady && tb->band_count; /* IrTb.band_known */
   if (hoist_steady) {
     const char *lo = "(long)i_lo_", *hi = "(long)i_hi_";
-    if (band.has_lo) {
-      buf_printf(b, "  const long blo_ = %ld;  /* the band of rows where the comparisons with the grid's edges hold */\n", band.lo);
+    if (band && tb->band_has_lo) {
+      buf_printf(b, "  const long blo_ = %ld;  /* the band of rows where the comparisons with the grid's edges hold */\n", tb->band_lo);
       lo = "((long)i_lo_ > blo_ ? (long)i_lo_ : blo_)";
     }
-    if (band.nhi) {
-      for (int h = 0; h < band.nhi; h++) {
+    if (band && tb->band_nhi) {
+      for (int h = 0; h < tb->band_nhi; h++) {
         Buf e = { 0 };
         Printer epr = *pr;
         epr.b = &e;
         buf_puts(&e, "(long)(");
-        print_expr(&epr, band.node[h], P_TOP, 0);
+        print_expr(&epr, tb->band_hi[h], P_TOP, 0);
         buf_puts(&e, ")");
-        if (band.hioff[h])
-          buf_printf(&e, " %c %ld", band.hioff[h] < 0 ? '-' : '+', labs(band.hioff[h]));
+        if (tb->band_hioff[h])
+          buf_printf(&e, " %c %ld", tb->band_hioff[h] < 0 ? '-' : '+', labs(tb->band_hioff[h]));
         if (h == 0)
-          buf_printf(b, "  %slong bhi_ = %s;\n", band.nhi == 1 ? "const " : "", e.s);
+          buf_printf(b, "  %slong bhi_ = %s;\n", tb->band_nhi == 1 ? "const " : "", e.s);
         else
           buf_printf(b, "  bhi_ = %s < bhi_ ? %s : bhi_;\n", e.s, e.s);
         buf_free(&e);
@@ -982,7 +862,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       hi = "((long)i_hi_ < bhi_ ? (long)i_hi_ : bhi_)";
     }
     buf_printf(b, "  const long sal_ = %s - (long)i0_ + %d, sbl_ = %s - (long)i0_ + %d;  /* the region's%s */\n",
-               lo, T * (R0 + LAG), hi, T * R0 + LAG, band.has_lo || band.nhi ? ", in the band" : "");
+               lo, T * (R0 + LAG), hi, T * R0 + LAG, band ? ", in the band" : "");
     buf_printf(b, "  const long sa0_ = sal_ > %d ? sal_ : %d, sb0_ = sbl_ < rows_ + %d ? sbl_ : rows_ + %d;  /* and the march's */\n",
                T * (2 * R0 + 1), T * (2 * R0 + 1), 2 * T * R0 + 1, 2 * T * R0 + 1);
     buf_puts(b, "  const int sa_ = (int)sa0_;\n"
@@ -1014,8 +894,8 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
      * the region: straight code (fast); otherwise each step and column
      * checks. */
     buf_puts(b, hoist_steady ? "      if (steady_) {" : "      if (steady_ && crall_) {");
-    buf_puts(b, band.has_lo || band.nhi ? "  /* rows in the band: the comparisons with the grid's edges print as 1 */\n" : "\n");
-    pr->known = band.known;
+    buf_puts(b, band ? "  /* rows in the band: the comparisons with the grid's edges print as 1 */\n" : "\n");
+    pr->known = band ? tb->band_known : NULL;
     print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 1);
     pr->known = NULL;
     buf_puts(b, "      } else {\n");

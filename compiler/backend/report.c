@@ -485,6 +485,8 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   double model_ps = -1;
   for (int i = 0; i < loops.len; i++) {
     fprintf(f, "    temporal blocking: %s\n", tb_text(gpu, loops.data[i]));
+    if (loops.data[i]->tb && loops.data[i]->tb->band_text)
+      fprintf(f, "      band:      %s\n", loops.data[i]->tb->band_text);
     if (loops.data[i]->tb) {
       Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
       if (pt.found)

@@ -174,6 +174,7 @@ typedef struct IrVar { const char *name; Type ty; Span span; } IrVar;
  * values the swaps alternate between. */
 enum { MAX_TB_PAIRS = 32 };
 enum { MAX_TB_KEEP = 32 };
+enum { MAX_TB_BAND = 8 };
 typedef struct IrTb {
   int kernel;              /* K */
   int steps;               /* T: steps fused per pass (>= 2) */
@@ -254,6 +255,19 @@ typedef struct IrTb {
    * from registers, (t - 1)(r + 1) iterations later, instead of loading
    * it again (-fno-tb-reuse: none) */
   int nkeep, keep[MAX_TB_KEEP];
+  /* CUDA 2-D, without partial sums, not periodic along dimension 0: the
+   * band of rows where the comparisons band_known marks (of the row index
+   * with the grid's first or last rows, within 8 of them: walls,
+   * bounce-back) hold; the steady iterations keep to it and print those
+   * as 1 (passes/tblock.c, row_band). band_lo: its first row
+   * (band_has_lo); it ends before the least of node band_hi[x] +
+   * band_hioff[x], each node an int param plus or minus a constant;
+   * band_count comparisons; band_text for --report. */
+  char *band_known;
+  int band_count, band_has_lo, band_nhi;
+  long band_lo, band_hioff[MAX_TB_BAND];
+  int band_hi[MAX_TB_BAND];
+  const char *band_text;
   /* TB_STRIP, partial sums: the node of the store's value that is a chain
    * t1 +- t2 +- ... of terms each reading cur at one offset along
    * dimension 0, in the order of those offsets (the rest of the value

@@ -789,6 +789,132 @@ static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, cons
   return atoi(v) > 0 ? atoi(v) : 1;
 }
 
+/* CUDA 2-D: the band of rows (IrTb.band_known, see ir.h). A comparison of
+ * the row index with the grid's first rows (i - 1 >= 0) or its last (i +
+ * 1 < NY), as walls and bounce-back write them, holds on every row of a
+ * band that leaves out at most 8 rows at each end; the steady iterations
+ * keep to the band, and there such a comparison prints as 1, so that
+ * nvcc folds the selects it guards away (lbm_d2q9: nine a point and
+ * step; 4096^2 1.04x on the H200, docs/benchmarks.md 2026-11-28). */
+enum { BAND_ROWS = 8 };
+
+static int int_const(const IrNode *n, long *v)
+{
+  if (n->op != OP_CONST || n->ty != TY_INT || n->f != (double)(long)n->f)
+    return 0;
+  *v = (long)n->f;
+  return 1;
+}
+
+/* Is node id i + c, i the index of dimension 0 (the march's)? */
+static int row_affine(const IrKernel *k, int id, long *c)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->op == OP_INDEX && n->ref == 0) {
+    *c = 0;
+    return 1;
+  }
+  if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
+    return 0;
+  const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
+  long v;
+  if (a->op == OP_INDEX && a->ref == 0 && int_const(b, &v)) {
+    *c = n->op == OP_ADD ? v : -v;
+    return 1;
+  }
+  if (n->op == OP_ADD && b->op == OP_INDEX && b->ref == 0 && int_const(a, &v)) {
+    *c = v;
+    return 1;
+  }
+  return 0;
+}
+
+/* Is node id P + e, P an int param (its name in *name)? */
+static int param_affine(const IrProgram *p, const IrKernel *k, int id, const char **name, long *e)
+{
+  const IrNode *n = &k->nodes.data[id];
+  if (n->op == OP_PARAM && n->ty == TY_INT) {
+    *name = p->params.data[n->ref].name, *e = 0;
+    return 1;
+  }
+  if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
+    return 0;
+  const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
+  long v;
+  if (a->op == OP_PARAM && a->ty == TY_INT && int_const(b, &v)) {
+    *name = p->params.data[a->ref].name, *e = n->op == OP_ADD ? v : -v;
+    return 1;
+  }
+  if (n->op == OP_ADD && b->op == OP_PARAM && b->ty == TY_INT && int_const(a, &v)) {
+    *name = p->params.data[b->ref].name, *e = v;
+    return 1;
+  }
+  return 0;
+}
+
+static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
+{
+  t->band_known = arena_alloc(p->arena, (size_t)k->nodes.len + 1);
+  memset(t->band_known, 0, (size_t)k->nodes.len + 1);
+  const char *hname[MAX_TB_BAND];
+  long hend[MAX_TB_BAND]; /* i < hname[x] + hend[x] */
+  for (int id = 0; id < k->nodes.len; id++) {
+    const IrNode *n = &k->nodes.data[id];
+    Op op = n->op;
+    if (op != OP_LT && op != OP_LE && op != OP_GT && op != OP_GE)
+      continue;
+    int y = n->arg[1]; /* i + c op y */
+    long c, v, e;
+    const char *name;
+    if (!row_affine(k, n->arg[0], &c)) { /* y op i + c: i + c op' y */
+      if (!row_affine(k, y, &c))
+        continue;
+      y = n->arg[0];
+      op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
+    }
+    if ((op == OP_GE || op == OP_GT) && int_const(&k->nodes.data[y], &v)) {
+      long lo = v - c + (op == OP_GT); /* i >= lo */
+      if (lo < -BAND_ROWS || lo > BAND_ROWS)
+        continue;
+      if (!t->band_has_lo || lo > t->band_lo)
+        t->band_lo = lo;
+      t->band_has_lo = 1;
+    } else if ((op == OP_LT || op == OP_LE) && param_affine(p, k, y, &name, &e)) {
+      long off = -c + (op == OP_LE); /* i < y + off = P + e + off */
+      if (e + off < -BAND_ROWS || e + off > BAND_ROWS)
+        continue;
+      int h = 0;
+      while (h < t->band_nhi && t->band_hi[h] != y)
+        h++;
+      if (h == t->band_nhi) {
+        if (t->band_nhi == MAX_TB_BAND)
+          continue;
+        t->band_hi[h] = y, t->band_hioff[h] = off, hname[h] = name, hend[h] = e + off, t->band_nhi++;
+      } else if (off < t->band_hioff[h]) {
+        t->band_hioff[h] = off, hend[h] = e + off;
+      }
+    } else {
+      continue;
+    }
+    t->band_known[id] = 1;
+    t->band_count++;
+  }
+  if (!t->band_count)
+    return;
+  /* For --report: "rows 1 to NY - 2" */
+  const char *last = NULL;
+  for (int h = 0; h < t->band_nhi; h++) {
+    long l = hend[h] - 1; /* the last row */
+    const char *x = l ? arena_printf(p->arena, "%s %c %ld", hname[h], l < 0 ? '-' : '+', labs(l)) : hname[h];
+    last = last ? arena_printf(p->arena, "%s or %s", last, x) : x;
+  }
+  int one = t->band_count == 1;
+  t->band_text = arena_printf(p->arena, "in the middle of the march, rows %s to %s: %d comparison%s with the grid's edges "
+                              "hold%s there and print%s as 1 (docs/tblock.md)",
+                              t->band_has_lo ? arena_printf(p->arena, "%ld", t->band_lo) : "the first",
+                              last ? last : "the last", t->band_count, one ? "" : "s", one ? "s" : "", one ? "s" : "");
+}
+
 /* CUDA shared memory: IrTb.ring, xneed, xrows, nx, xoff, smem (see ir.h). */
 static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, int q)
 {
@@ -1190,6 +1316,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
            * docs/benchmarks.md, 2026-11-23). */
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
+          /* (partial sums evaluate a row's terms in other rows' iterations) */
+          if (o->target == TARGET_CUDA && k->rank == 2 && !p->grids.data[k->grid].periodic[0] && t->psum < 0)
+            row_band(p, k, t);
           smem_layout(p, t, k);
           t->march_fixed = o->march != 0;
           t->march_area = t->march_fixed ? TB_AREA_NONE : area_march(k, t, s->tb_model);
