@@ -141,7 +141,14 @@ static int reg_load(Printer *pr, const IrNode *n)
   }
   int slot, vv, L;
   neighbour_source(c, n->off[0], n->off[1], &slot, &vv, &L);
-  if (L == 0)
+  if (L == 0 && c->tb->own_smem && c->xneed && c->xneed[q] && !c->psum) {
+    /* its own column from the row it wrote to shared memory LAG - di iterations ago (IrTb.own_smem) */
+    int di = n->off[0], LAG = lag(c->tb);
+    if (c->nx == c->ns)
+      buf_printf(pr->b, "x%d_[(%d * NX_ + %d) * W_%s]", q, c->t - 1, pos_mod(c->ph - (LAG - di), c->nx), xcol(pr->p, c->tb, 0, vv));
+    else
+      buf_printf(pr->b, "x%d_[(%d * NX_ + xs_%c%d_) * W_%s]", q, c->t - 1, di < 0 ? 'm' : 'p', abs(di), xcol(pr->p, c->tb, 0, vv));
+  } else if (L == 0)
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, slot, vv);
   else
     shfl_name(pr->b, q, slot, vv, L);

@@ -240,6 +240,11 @@ typedef struct IrTb {
    * tid + 1: every store and load a word per lane, no bank conflicts;
    * else [T][NX][threads x vec + 2 reach[1]] */
   int xedge;
+  /* TB_STRIP 2-D: a step reads its own column of step t - 1 from the rows
+   * in shared memory for the pairs that keep them there (xneed), not from
+   * registers: each such value then lives in no register (lbm_d2q9: 252
+   * registers at 6 steps, 128 at 4, two blocks an SM) */
+  int own_smem;
   char xneed[MAX_TB_PAIRS];
   size_t xoff[MAX_TB_PAIRS];
   char *xrows;

@@ -180,11 +180,27 @@ static int readonly_offset_reads(const IrKernel *k, const IrTb *tb)
   return 0;
 }
 
+/* CUDA 2-D strip passes of more than two pairs, one column a thread,
+ * without partial sums: each step reads its own column of step t - 1
+ * from the rows in shared memory, where the pairs read by neighbours keep
+ * them, instead of from registers (IrTb.own_smem). lbm_d2q9: 128
+ * registers instead of 200 at 4 steps, so two blocks of 256 threads an
+ * SM; 4096^2 at 4 steps 0.1436 ms a step against 0.1690 (1.18x), and
+ * against 6 steps in registers (one block an SM) 0.1537 (1.07x); at 6
+ * steps the rows' shared memory keeps one block an SM, and it ran as
+ * before (H200, docs/benchmarks.md 2026-11-28). -fno-tb-own-smem: not. */
+static int tb_own_smem(const IrTb *t, const PassOptions *o)
+{
+  return t->cuda == TB_STRIP && t->npairs > 2 && t->vec == 1 && t->psum < 0 && !o->no_tb_own_smem;
+}
+
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23 and
  * 2026-11-25). CUDA 2-D: 8 steps for one or two pairs of reach 1
  * (bench/jacobi5.stn 4.6x), 4 at reach 2 and more, 6 for more pairs
  * (lbm_d2q9's nine: 1.52x at 2 steps, 2.08x at 4, 2.31x at 6, 2.00x at 8,
- * 08:50 UTC); CUDA 3-D: the strip (no read-only fields) 4 steps for float
+ * 08:50 UTC), 4 where their own columns come from shared memory
+ * (tb_own_smem: two blocks an SM; lbm_d2q9 1.07x over 6 steps in
+ * registers, 2026-11-28); CUDA 3-D: the strip (no read-only fields) 4 steps for float
  * stars of reach 1 (diffusion3d 1.23x at 2, 1.00x at 3, 1.70x at 4, 1.23x
  * at 5, 09:40 UTC), 2 for float boxes of reach 1, none at a larger reach
  * or for doubles (auto_steps says why); 2 when read-only fields read at
@@ -699,8 +715,8 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   }
   if (o->target != TARGET_CUDA)
     return 8;
-  if (tb->npairs > 2)
-    return 6;
+  if (tb->npairs > 2) /* 4 where the own columns come from shared memory (tb_own_smem) */
+    return !o->tb_shfl && !o->no_tb_own_smem && o->tb_vec <= 1 ? 4 : 6;
   /* Six divisions or functions a point and more: a single step is bound
    * on chip already, and a fused pass only adds its recomputed halo
    * (tv2d, eight: 247 GCells/s single, 223 at 4 steps, 197 at 8;
@@ -1114,6 +1130,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
         t->warps = 4, t->block[0] = 128;
     }
     t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 256;
+    t->own_smem = tb_own_smem(t, o);
     return;
   }
   int ro[MAX_TB_KEEP];
@@ -1373,9 +1390,12 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
                                   t->march);
           else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
             t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
-                                  "step's rows in registers, %d column%s per thread, neighbours through shared memory; "
+                                  "step's rows in registers, %d column%s per thread, neighbours through shared memory%s; "
                                   "%d threads per block%s, marching %s%d rows%s", steps, k->name, reach, t->vec,
-                                  t->vec == 1 ? "" : "s", t->block[0],
+                                  t->vec == 1 ? "" : "s",
+                                  t->own_smem ? " (the own column too, for the pairs kept there: fewer registers, "
+                                                "more than two pairs; -fno-tb-own-smem)" : "",
+                                  t->block[0],
                                   strip_threads_why(p, k, t, o),
                                   t->march_fixed ? "" : "up to ", t->march,
                                   t->march_area == TB_AREA_NONE ? ""
