@@ -101,6 +101,13 @@ static int xstored(const IrTb *tb, int v)
   return !tb->xedge || v < tb->reach[1] || v >= tb->vec - tb->reach[1];
 }
 
+/* 2-D TB_STRIP (IrTb.own_smem): pair q's rows are in shared memory only,
+ * its own column too, no registers of them kept */
+static int own_in_smem(const IrTb *tb, int q)
+{
+  return tb->own_smem && tb->xneed[q];
+}
+
 static void shfl_name(Buf *b, int q, int slot, int vv, int L)
 {
   buf_printf(b, "sh%d_%d_%d_%c%d_", q, slot, vv, L < 0 ? 'm' : 'p', abs(L));
@@ -141,7 +148,7 @@ static int reg_load(Printer *pr, const IrNode *n)
   }
   int slot, vv, L;
   neighbour_source(c, n->off[0], n->off[1], &slot, &vv, &L);
-  if (L == 0 && c->tb->own_smem && c->xneed && c->xneed[q] && !c->psum) {
+  if (L == 0 && own_in_smem(c->tb, q)) {
     /* its own column from the row it wrote to shared memory LAG - di iterations ago (IrTb.own_smem) */
     int di = n->off[0], LAG = lag(c->tb);
     if (c->nx == c->ns)
@@ -326,7 +333,7 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     buf_puts(b, "            }\n");
   }
   for (int q = 0; q < tb->npairs; q++) {
-    if (t < T)
+    if (t < T && !own_in_smem(tb, q))
       buf_printf(b, "            q%d_[%d][%d][%d] = v%d_;\n", q, t, out_slot, v, q);
     if (t < T && hook->xneed && hook->xneed[q] && r == 3)
       buf_printf(b, "            x%d_[(%d * NX_ + %s) * PL_ + xo_%s] = v%d_;\n", q, t, strip_wslot(p, hook),
@@ -782,6 +789,9 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     else if (r == 3)
       buf_printf(b, "  %s q%d_[T_][NS_][C_], pf%d_[NS_][C_];  /* %s: every step's last planes; the next planes of step 0 */\n",
                  ty, q, q, p->fields.data[tb->cur[q]].label);
+    else if (own_in_smem(tb, q))
+      buf_printf(b, "  %s pf%d_[NS_][V_];  /* %s: the next rows of step 0 (every step's rows: in shared memory) */\n", ty, q,
+                 p->fields.data[tb->cur[q]].label);
     else
       buf_printf(b, "  %s q%d_[T_][NS_][V_], pf%d_[NS_][V_];  /* %s: every step's last rows; the next rows of step 0 */\n",
                  ty, q, q, p->fields.data[tb->cur[q]].label);
@@ -917,7 +927,8 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                    q, strip_wslot(p, hook), l, q, ph, l);
     for (int q = 0; q < tb->npairs && !tb->whole; q++)
       for (int v = 0; v < C; v++) {
-        buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
+        if (!own_in_smem(tb, q))
+          buf_printf(b, "      q%d_[0][%d][%d] = pf%d_[%d][%d];\n", q, ph, v, q, ph, v);
         if (strip && tb->xneed[q] && r == 3)
           buf_printf(b, "      x%d_[%s * PL_ + xo_%s] = pf%d_[%d][%d];\n", q, strip_wslot(p, hook),
                      smem_point(p, v / V, v % V), q, ph, v);

@@ -188,10 +188,12 @@ static int readonly_offset_reads(const IrKernel *k, const IrTb *tb)
  * SM; 4096^2 at 4 steps 0.1436 ms a step against 0.1690 (1.18x), and
  * against 6 steps in registers (one block an SM) 0.1537 (1.07x); at 6
  * steps the rows' shared memory keeps one block an SM, and it ran as
- * before (H200, docs/benchmarks.md 2026-11-28). -fno-tb-own-smem: not. */
+ * before (H200, docs/benchmarks.md 2026-11-28). Not for a predicated
+ * store, whose step t keeps step t - 2 where it does not fire (from the
+ * registers). -fno-tb-own-smem: not. */
 static int tb_own_smem(const IrTb *t, const PassOptions *o)
 {
-  return t->cuda == TB_STRIP && t->npairs > 2 && t->vec == 1 && t->psum < 0 && !o->no_tb_own_smem;
+  return t->cuda == TB_STRIP && t->npairs > 2 && t->vec == 1 && t->psum < 0 && !t->predicated && !o->no_tb_own_smem;
 }
 
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23 and
@@ -716,7 +718,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   if (o->target != TARGET_CUDA)
     return 8;
   if (tb->npairs > 2) /* 4 where the own columns come from shared memory (tb_own_smem) */
-    return !o->tb_shfl && !o->no_tb_own_smem && o->tb_vec <= 1 ? 4 : 6;
+    return !o->tb_shfl && !o->no_tb_own_smem && o->tb_vec <= 1 && !tb->predicated ? 4 : 6;
   /* Six divisions or functions a point and more: a single step is bound
    * on chip already, and a fused pass only adds its recomputed halo
    * (tv2d, eight: 247 GCells/s single, 223 at 4 steps, 197 at 8;
