@@ -980,6 +980,16 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
     if (d < dmin)
       dmin = d;
   }
+  /* IrTb.own_smem: the own column's rows come from shared memory too */
+  for (int n = 0; t->own_smem && n < k->nodes.len; n++) {
+    const IrNode *nd = &k->nodes.data[n];
+    int q = nd->op == OP_LOAD ? ir_tb_pair_of_cur(t, nd->ref) : -1;
+    if (q < 0 || !t->xneed[q] || nd->off[1])
+      continue;
+    t->xrows[nd->off[0] + R0] = 1;
+    if (nd->off[0] < dmin)
+      dmin = nd->off[0];
+  }
   t->nx = R0 + 1 - dmin + 1 > t->ring ? R0 + 1 - dmin + 1 : t->ring;
   for (int q = 0; q < t->npairs; q++) {
     t->xoff[q] = t->smem;
@@ -1121,6 +1131,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       t->vec = o->tb_vec ? o->tb_vec : t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     else
       t->vec = tb_strip_vec(p, t, t->steps, t->psum >= 0, o);
+    t->own_smem = tb_own_smem(t, o);
     t->warps = tb_strip_threads(p, t, k, t->cuda, o) / 32;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
@@ -1132,7 +1143,6 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
         t->warps = 4, t->block[0] = 128;
     }
     t->march = o->march ? o->march : t->cuda == TB_SHFL ? 128 : 256;
-    t->own_smem = tb_own_smem(t, o);
     return;
   }
   int ro[MAX_TB_KEEP];
