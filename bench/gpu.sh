@@ -545,13 +545,15 @@ fi
 # listed (the step counts are not multiples of most T: remainders run).
 # 2-D kernels also with their other realisations: sT is --tb=T
 # --tb-exchange=shfl (warp shuffles), vT --tb=T --tb-vec=2 (two columns per
-# thread through shared memory). With SANITIZE=1, compute-sanitizer's
+# thread through shared memory), rT --tb=T -fno-tb-own-smem (own columns
+# in registers, for more than two pairs). With SANITIZE=1, compute-sanitizer's
 # racecheck and memcheck run the T = 3 and T = 8 builds too.
-TB_VARIANTS=${TB_VARIANTS:-1 2 3 4 5 6 7 8 s2 s3 s5 s8 v3 v8}
+TB_VARIANTS=${TB_VARIANTS:-1 2 3 4 5 6 7 8 s2 s3 s5 s8 v3 v8 r4 r6}
 tb_flags() {
   case $1 in
     s*) echo "--tb=${1#s} --tb-exchange=shfl" ;;
     v*) echo "--tb=${1#v} --tb-vec=2" ;;
+    r*) echo "--tb=${1#r} -fno-tb-own-smem" ;;
     *) echo "--tb=$1" ;;
   esac
 }

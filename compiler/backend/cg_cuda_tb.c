@@ -693,7 +693,8 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
 
 /* The 2-D kernels, TB_SHFL and TB_STRIP: a strip of columns streams
  * along i. Thread l of the strip holds columns wj0_ + l V .. + V - 1 of
- * every step's last 2r+1 rows in registers, q<pair>_[step][slot][column],
+ * every step's last 2r+1 rows in registers, q<pair>_[step][slot][column]
+ * (IrTb.own_smem: not the pairs whose rows are in shared memory),
  * the ring unrolled so that every index is a constant: iteration it_
  * brings row s_ of step 0 into slot it_ mod NS_, and the loop advances
  * NS_ iterations at a time. TB_SHFL: a strip per warp, the neighbours'

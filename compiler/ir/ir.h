@@ -266,8 +266,9 @@ typedef struct IrTb {
    * bounce-back) hold; the steady iterations keep to it and print those
    * as 1 (passes/tblock.c, row_band). band_lo: its first row
    * (band_has_lo); it ends before the least of node band_hi[x] +
-   * band_hioff[x], each node an int param plus or minus a constant;
-   * band_count comparisons; band_text for --report. */
+   * band_hioff[x], each node the grid's extent along i (its param, or
+   * the extent) plus or minus a constant, computed once a call, one a
+   * kind; band_count comparisons; band_text for --report. */
   char *band_known;
   int band_count, band_has_lo, band_nhi;
   long band_lo, band_hioff[MAX_TB_BAND];

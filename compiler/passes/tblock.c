@@ -24,6 +24,7 @@
 #include "passes/passes.h"
 #include <limits.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 /* Does host expression id read variable v? */
@@ -191,9 +192,19 @@ static int readonly_offset_reads(const IrKernel *k, const IrTb *tb)
  * before (H200, docs/benchmarks.md 2026-11-28). Not for a predicated
  * store, whose step t keeps step t - 2 where it does not fire (from the
  * registers). -fno-tb-own-smem: not. */
-static int tb_own_smem(const IrTb *t, const PassOptions *o)
+static int own_smem_fits(const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
-  return t->cuda == TB_STRIP && t->npairs > 2 && t->vec == 1 && t->psum < 0 && !t->predicated && !o->no_tb_own_smem;
+  int across = 0; /* a pair read across the strip: its rows are in shared memory */
+  for (int n = 0; n < k->nodes.len && !across; n++) {
+    const IrNode *nd = &k->nodes.data[n];
+    across = k->rank == 2 && nd->op == OP_LOAD && ir_tb_pair_of_cur(t, nd->ref) >= 0 && nd->off[1];
+  }
+  return across && t->npairs > 2 && !t->predicated && !o->no_tb_own_smem && !o->tb_shfl && o->tb_vec <= 1;
+}
+
+static int tb_own_smem(const IrKernel *k, const IrTb *t, const PassOptions *o)
+{
+  return t->cuda == TB_STRIP && t->vec == 1 && t->psum < 0 && own_smem_fits(k, t, o);
 }
 
 /* --tb=auto: measured choices (docs/benchmarks.md, 2026-11-23 and
@@ -717,8 +728,8 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
   }
   if (o->target != TARGET_CUDA)
     return 8;
-  if (tb->npairs > 2) /* 4 where the own columns come from shared memory (tb_own_smem) */
-    return !o->tb_shfl && !o->no_tb_own_smem && o->tb_vec <= 1 && !tb->predicated ? 4 : 6;
+  if (tb->npairs > 2) /* 4 where the own columns come from shared memory (tb_own_smem) and two blocks fit (sm_90) */
+    return own_smem_fits(k, tb, o) && o->arch >= 90 ? 4 : 6;
   /* Six divisions or functions a point and more: a single step is bound
    * on chip already, and a fused pass only adds its recomputed halo
    * (tv2d, eight: 247 GCells/s single, 223 at 4 steps, 197 at 8;
@@ -818,17 +829,35 @@ enum { BAND_ROWS = 8 };
 
 static int int_const(const IrNode *n, long *v)
 {
-  if (n->op != OP_CONST || n->ty != TY_INT || n->f != (double)(long)n->f)
+  if (n->op != OP_CONST || n->ty != TY_INT || !(fabs(n->f) < 2147483648.0) || n->f != (double)(long)n->f)
     return 0;
   *v = (long)n->f;
   return 1;
 }
 
-/* Is node id i + c, i the index of dimension 0 (the march's)? */
-static int row_affine(const IrKernel *k, int id, long *c)
+/* The bases the band knows: the row index (i, dimension 0), and the
+ * grid's extent along it (the param the grid is declared with, G[NY]...,
+ * or the extent itself). */
+static int is_row(const IrProgram *p, const IrKernel *k, const IrNode *n)
+{
+  (void)p, (void)k;
+  return n->op == OP_INDEX && n->ref == 0;
+}
+
+static int is_edge(const IrProgram *p, const IrKernel *k, const IrNode *n)
+{
+  if (n->op == OP_EXTENT)
+    return n->ref == k->grid && n->imm == 0;
+  const IrNode *d = &p->host.data[p->grids.data[k->grid].dims[0]];
+  return n->op == OP_PARAM && d->op == OP_PARAM && d->ref == n->ref;
+}
+
+/* Is node id X + c (X a base: is(X)), as X, X + c, X - c or c + X, of ints? */
+static int affine(const IrProgram *p, const IrKernel *k, int id, int (*is)(const IrProgram *, const IrKernel *, const IrNode *),
+                  long *c)
 {
   const IrNode *n = &k->nodes.data[id];
-  if (n->op == OP_INDEX && n->ref == 0) {
+  if (n->ty == TY_INT && is(p, k, n)) {
     *c = 0;
     return 1;
   }
@@ -836,35 +865,12 @@ static int row_affine(const IrKernel *k, int id, long *c)
     return 0;
   const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
   long v;
-  if (a->op == OP_INDEX && a->ref == 0 && int_const(b, &v)) {
+  if (a->ty == TY_INT && is(p, k, a) && int_const(b, &v)) {
     *c = n->op == OP_ADD ? v : -v;
     return 1;
   }
-  if (n->op == OP_ADD && b->op == OP_INDEX && b->ref == 0 && int_const(a, &v)) {
+  if (n->op == OP_ADD && b->ty == TY_INT && is(p, k, b) && int_const(a, &v)) {
     *c = v;
-    return 1;
-  }
-  return 0;
-}
-
-/* Is node id P + e, P an int param (its name in *name)? */
-static int param_affine(const IrProgram *p, const IrKernel *k, int id, const char **name, long *e)
-{
-  const IrNode *n = &k->nodes.data[id];
-  if (n->op == OP_PARAM && n->ty == TY_INT) {
-    *name = p->params.data[n->ref].name, *e = 0;
-    return 1;
-  }
-  if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
-    return 0;
-  const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
-  long v;
-  if (a->op == OP_PARAM && a->ty == TY_INT && int_const(b, &v)) {
-    *name = p->params.data[a->ref].name, *e = n->op == OP_ADD ? v : -v;
-    return 1;
-  }
-  if (n->op == OP_ADD && b->op == OP_PARAM && b->ty == TY_INT && int_const(a, &v)) {
-    *name = p->params.data[b->ref].name, *e = v;
     return 1;
   }
   return 0;
@@ -874,8 +880,8 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
 {
   t->band_known = arena_alloc(p->arena, (size_t)k->nodes.len + 1);
   memset(t->band_known, 0, (size_t)k->nodes.len + 1);
-  const char *hname[MAX_TB_BAND];
-  long hend[MAX_TB_BAND]; /* i < hname[x] + hend[x] */
+  long hend[MAX_TB_BAND]; /* i < E + hend[x], E the extent node band_hi[x] is based on */
+  int hbase[MAX_TB_BAND]; /* that base's op (OP_PARAM or OP_EXTENT): one last row per kind */
   for (int id = 0; id < k->nodes.len; id++) {
     const IrNode *n = &k->nodes.data[id];
     Op op = n->op;
@@ -883,9 +889,8 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
       continue;
     int y = n->arg[1]; /* i + c op y */
     long c, v, e;
-    const char *name;
-    if (!row_affine(k, n->arg[0], &c)) { /* y op i + c: i + c op' y */
-      if (!row_affine(k, y, &c))
+    if (!affine(p, k, n->arg[0], is_row, &c)) { /* y op i + c: i + c op' y */
+      if (!affine(p, k, y, is_row, &c))
         continue;
       y = n->arg[0];
       op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
@@ -897,20 +902,25 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
       if (!t->band_has_lo || lo > t->band_lo)
         t->band_lo = lo;
       t->band_has_lo = 1;
-    } else if ((op == OP_LT || op == OP_LE) && param_affine(p, k, y, &name, &e)) {
-      long off = -c + (op == OP_LE); /* i < y + off = P + e + off */
+    } else if ((op == OP_LT || op == OP_LE) && k->nodes.data[y].level == 0 && affine(p, k, y, is_edge, &e)) {
+      /* y is computed once a call: the kernel has it (an argument, or the param itself) */
+      long off = -c + (op == OP_LE); /* i < y + off = E + e + off */
       if (e + off < -BAND_ROWS || e + off > BAND_ROWS)
         continue;
+      const IrNode *yn = &k->nodes.data[y];
+      int base = is_edge(p, k, yn) ? yn->op : is_edge(p, k, &k->nodes.data[yn->arg[0]]) ? k->nodes.data[yn->arg[0]].op
+                                                                                       : k->nodes.data[yn->arg[1]].op;
       int h = 0;
-      while (h < t->band_nhi && t->band_hi[h] != y)
+      while (h < t->band_nhi && hbase[h] != base)
         h++;
       if (h == t->band_nhi) {
         if (t->band_nhi == MAX_TB_BAND)
           continue;
-        t->band_hi[h] = y, t->band_hioff[h] = off, hname[h] = name, hend[h] = e + off, t->band_nhi++;
-      } else if (off < t->band_hioff[h]) {
-        t->band_hioff[h] = off, hend[h] = e + off;
+        t->band_nhi++;
+        hbase[h] = base, hend[h] = e + off + 1; /* (replaced below) */
       }
+      if (e + off < hend[h])
+        t->band_hi[h] = y, t->band_hioff[h] = off, hend[h] = e + off;
     } else {
       continue;
     }
@@ -920,16 +930,18 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
   if (!t->band_count)
     return;
   /* For --report: "rows 1 to NY - 2" */
-  const char *last = NULL;
-  for (int h = 0; h < t->band_nhi; h++) {
-    long l = hend[h] - 1; /* the last row */
-    const char *x = l ? arena_printf(p->arena, "%s %c %ld", hname[h], l < 0 ? '-' : '+', labs(l)) : hname[h];
-    last = last ? arena_printf(p->arena, "%s or %s", last, x) : x;
+  const IrNode *d = &p->host.data[p->grids.data[k->grid].dims[0]];
+  const char *ext = d->op == OP_PARAM ? p->params.data[d->ref].name : "the grid's rows", *last = NULL;
+  if (t->band_nhi) {
+    long m = hend[0];
+    for (int h = 1; h < t->band_nhi; h++)
+      m = hend[h] < m ? hend[h] : m;
+    last = m - 1 ? arena_printf(p->arena, "%s %c %ld", ext, m - 1 < 0 ? '-' : '+', labs(m - 1)) : ext;
   }
   int one = t->band_count == 1;
   t->band_text = arena_printf(p->arena, "in the middle of the march, rows %s to %s: %d comparison%s with the grid's edges "
                               "hold%s there and print%s as 1 (docs/tblock.md)",
-                              t->band_has_lo ? arena_printf(p->arena, "%ld", t->band_lo) : "the first",
+                              t->band_has_lo && t->band_lo > 0 ? arena_printf(p->arena, "%ld", t->band_lo) : "0",
                               last ? last : "the last", t->band_count, one ? "" : "s", one ? "s" : "", one ? "s" : "");
 }
 
@@ -1131,7 +1143,7 @@ static void choose_shape(const IrProgram *p, IrTb *t, const IrKernel *k, const P
       t->vec = o->tb_vec ? o->tb_vec : t->npairs > 2 ? 1 : t->steps <= 3 ? 4 : 2;
     else
       t->vec = tb_strip_vec(p, t, t->steps, t->psum >= 0, o);
-    t->own_smem = tb_own_smem(t, o);
+    t->own_smem = tb_own_smem(k, t, o);
     t->warps = tb_strip_threads(p, t, k, t->cuda, o) / 32;
     t->block[0] = 32 * t->warps;
     t->block[1] = 1;
