@@ -101,6 +101,18 @@ static int xstored(const IrTb *tb, int v)
   return !tb->xedge || v < tb->reach[1] || v >= tb->vec - tb->reach[1];
 }
 
+/* 2-D TB_STRIP: column vv of the thread L lanes away in pair q's row at
+ * offset di of step t - 1, from shared memory, where that thread wrote it
+ * LAG - di iterations ago (phase ph) */
+static const char *xrow_load(const IrProgram *p, const TbCuda *c, int q, int t, int ph, int di, int L, int vv)
+{
+  if (c->nx == c->ns)
+    return arena_printf(p->arena, "x%d_[(%d * NX_ + %d) * W_%s]", q, t - 1, pos_mod(ph - (lag(c->tb) - di), c->nx),
+                        xcol(p, c->tb, L, vv));
+  return arena_printf(p->arena, "x%d_[(%d * NX_ + xs_%c%d_) * W_%s]", q, t - 1, di < 0 ? 'm' : 'p', abs(di),
+                      xcol(p, c->tb, L, vv));
+}
+
 /* 2-D TB_STRIP (IrTb.own_smem): pair q's rows are in shared memory only,
  * its own column too, no registers of them kept */
 static int own_in_smem(const IrTb *tb, int q)
@@ -148,14 +160,9 @@ static int reg_load(Printer *pr, const IrNode *n)
   }
   int slot, vv, L;
   neighbour_source(c, n->off[0], n->off[1], &slot, &vv, &L);
-  if (L == 0 && own_in_smem(c->tb, q)) {
-    /* its own column from the row it wrote to shared memory LAG - di iterations ago (IrTb.own_smem) */
-    int di = n->off[0], LAG = lag(c->tb);
-    if (c->nx == c->ns)
-      buf_printf(pr->b, "x%d_[(%d * NX_ + %d) * W_%s]", q, c->t - 1, pos_mod(c->ph - (LAG - di), c->nx), xcol(pr->p, c->tb, 0, vv));
-    else
-      buf_printf(pr->b, "x%d_[(%d * NX_ + xs_%c%d_) * W_%s]", q, c->t - 1, di < 0 ? 'm' : 'p', abs(di), xcol(pr->p, c->tb, 0, vv));
-  } else if (L == 0)
+  if (L == 0 && own_in_smem(c->tb, q)) /* its own column, from shared memory too (IrTb.own_smem) */
+    buf_puts(pr->b, xrow_load(pr->p, c, q, c->t, c->ph, n->off[0], 0, vv));
+  else if (L == 0)
     buf_printf(pr->b, "q%d_[%d][%d][%d]", q, c->t - 1, slot, vv);
   else
     shfl_name(pr->b, q, slot, vv, L);
@@ -389,12 +396,8 @@ static void print_preloads(Buf *b, const IrProgram *p, const IrTb *tb, TbCuda *h
       buf_printf(b, "          const %s ", ctype(p->fields.data[tb->cur[q]].ty));
       shfl_name(b, q, slot, vv, L);
       int di = hook->psum ? R0 : nd->off[0];
-      if (hook->xneed && hook->nx == hook->ns) /* from the row the thread L away wrote to shared memory */
-        buf_printf(b, " = x%d_[(%d * NX_ + %d) * W_%s];\n", q, t - 1, pos_mod(ph - (LAG - di), hook->nx),
-                   xcol(p, tb, L, vv));
-      else if (hook->xneed)
-        buf_printf(b, " = x%d_[(%d * NX_ + xs_%c%d_) * W_%s];\n", q, t - 1, di < 0 ? 'm' : 'p', abs(di),
-                   xcol(p, tb, L, vv));
+      if (hook->xneed) /* from the row the thread L away wrote to shared memory */
+        buf_printf(b, " = %s;\n", xrow_load(p, hook, q, t, ph, di, L, vv));
       else
         buf_printf(b, " = __shfl_%s_sync(0xffffffffu, q%d_[%d][%d][%d], %d);\n", L > 0 ? "down" : "up", q, t - 1, slot,
                    vv, abs(L));

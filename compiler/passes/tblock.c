@@ -852,13 +852,14 @@ static int is_edge(const IrProgram *p, const IrKernel *k, const IrNode *n)
   return n->op == OP_PARAM && d->op == OP_PARAM && d->ref == n->ref;
 }
 
-/* Is node id X + c (X a base: is(X)), as X, X + c, X - c or c + X, of ints? */
+/* Is node id X + c (X a base: is(X)), as X, X + c, X - c or c + X, of
+ * ints? The base X in *x. */
 static int affine(const IrProgram *p, const IrKernel *k, int id, int (*is)(const IrProgram *, const IrKernel *, const IrNode *),
-                  long *c)
+                  long *c, const IrNode **x)
 {
   const IrNode *n = &k->nodes.data[id];
   if (n->ty == TY_INT && is(p, k, n)) {
-    *c = 0;
+    *c = 0, *x = n;
     return 1;
   }
   if ((n->op != OP_ADD && n->op != OP_SUB) || n->ty != TY_INT)
@@ -866,11 +867,11 @@ static int affine(const IrProgram *p, const IrKernel *k, int id, int (*is)(const
   const IrNode *a = &k->nodes.data[n->arg[0]], *b = &k->nodes.data[n->arg[1]];
   long v;
   if (a->ty == TY_INT && is(p, k, a) && int_const(b, &v)) {
-    *c = n->op == OP_ADD ? v : -v;
+    *c = n->op == OP_ADD ? v : -v, *x = a;
     return 1;
   }
   if (n->op == OP_ADD && b->ty == TY_INT && is(p, k, b) && int_const(a, &v)) {
-    *c = v;
+    *c = v, *x = b;
     return 1;
   }
   return 0;
@@ -889,8 +890,9 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
       continue;
     int y = n->arg[1]; /* i + c op y */
     long c, v, e;
-    if (!affine(p, k, n->arg[0], is_row, &c)) { /* y op i + c: i + c op' y */
-      if (!affine(p, k, y, is_row, &c))
+    const IrNode *x;
+    if (!affine(p, k, n->arg[0], is_row, &c, &x)) { /* y op i + c: i + c op' y */
+      if (!affine(p, k, y, is_row, &c, &x))
         continue;
       y = n->arg[0];
       op = op == OP_LT ? OP_GT : op == OP_LE ? OP_GE : op == OP_GT ? OP_LT : OP_LE;
@@ -902,25 +904,20 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
       if (!t->band_has_lo || lo > t->band_lo)
         t->band_lo = lo;
       t->band_has_lo = 1;
-    } else if ((op == OP_LT || op == OP_LE) && k->nodes.data[y].level == 0 && affine(p, k, y, is_edge, &e)) {
+    } else if ((op == OP_LT || op == OP_LE) && k->nodes.data[y].level == 0 && affine(p, k, y, is_edge, &e, &x)) {
       /* y is computed once a call: the kernel has it (an argument, or the param itself) */
-      long off = -c + (op == OP_LE); /* i < y + off = E + e + off */
+      long off = -c + (op == OP_LE); /* i < y + off = E + e + off, E = x */
       if (e + off < -BAND_ROWS || e + off > BAND_ROWS)
         continue;
-      const IrNode *yn = &k->nodes.data[y];
-      int base = is_edge(p, k, yn) ? yn->op : is_edge(p, k, &k->nodes.data[yn->arg[0]]) ? k->nodes.data[yn->arg[0]].op
-                                                                                       : k->nodes.data[yn->arg[1]].op;
       int h = 0;
-      while (h < t->band_nhi && hbase[h] != base)
+      while (h < t->band_nhi && hbase[h] != x->op)
         h++;
-      if (h == t->band_nhi) {
-        if (t->band_nhi == MAX_TB_BAND)
-          continue;
-        t->band_nhi++;
-        hbase[h] = base, hend[h] = e + off + 1; /* (replaced below) */
+      if (h == t->band_nhi && h == MAX_TB_BAND)
+        continue;
+      if (h == t->band_nhi || e + off < hend[h]) {
+        t->band_nhi += h == t->band_nhi;
+        hbase[h] = x->op, t->band_hi[h] = y, t->band_hioff[h] = off, hend[h] = e + off;
       }
-      if (e + off < hend[h])
-        t->band_hi[h] = y, t->band_hioff[h] = off, hend[h] = e + off;
     } else {
       continue;
     }
