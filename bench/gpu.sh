@@ -573,6 +573,11 @@ jacobi5|bench/jacobi5.stn|--N=300 --STEPS=37|u:float un:float|Checksum :
 tb-predicate|tests/lit/run/tb-predicate.stn|--N=300|u:double un:double w:double wn:double|
 recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=13|u:float v:float a:float b:float|first :;second :
 heat3d-double|tests/lit/cuda/Inputs/heat3d-double.stn|--N=40 --STEPS=13|f:double fn:double|
+own-rows|tests/lit/cuda/Inputs/own-rows.stn|--N=203 --M=45 --STEPS=13|a:float an:float b:float bn:float c:float cn:float|
+along3|tests/lit/cuda/Inputs/along3.stn|--N=67 --M=45 --STEPS=13|a:float an:float b:float bn:float c:float cn:float|
+band-far|tests/lit/cuda/Inputs/band-far.stn|--N=203 --M=45 --STEPS=13|u:float un:float|
+band-hoisted|tests/lit/cuda/Inputs/band-hoisted.stn|--N=203 --M=45 --STEPS=13|u:float un:float|
+band-param|tests/lit/cuda/Inputs/band-param.stn|--N=203 --M=45 --K=20 --STEPS=13|u:float un:float|
 CASES
 }
 if [ "${SKIP_TB:-0}" != 1 ]; then
