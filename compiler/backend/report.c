@@ -619,6 +619,16 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
         fprintf(f, ", \"resources\": {\"source\": \"none\", \"registers\": null, \"spill_stores\": null, \"spill_loads\": null, ");
       fprintf(f, "\"shared_memory\": %zu}", tb->smem);
     }
+    if (tb && tb->band_text) { /* IrTb.band_*: the rows where the comparisons with the grid's edges print as 1 */
+      fprintf(f, ", \"band\": {\"first_row\": %ld, \"last_row\": ", tb->band_has_lo && tb->band_lo > 0 ? tb->band_lo : 0);
+      if (tb->band_last)
+        json_str(f, tb->band_last);
+      else
+        fprintf(f, "null");
+      fprintf(f, ", \"comparisons\": %d, \"why\": ", tb->band_count);
+      json_str(f, tb->band_text);
+      fprintf(f, "}");
+    }
     const IrTbModel *m = loops.data[i]->tb_model;
     if (m) {
       fprintf(f, ", \"model\": [");

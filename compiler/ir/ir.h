@@ -268,12 +268,13 @@ typedef struct IrTb {
    * (band_has_lo); it ends before the least of node band_hi[x] +
    * band_hioff[x], each node the grid's extent along i (its param, or
    * the extent) plus or minus a constant, computed once a call, one a
-   * kind; band_count comparisons; band_text for --report. */
+   * kind; band_count comparisons; band_text for --report, band_last its
+   * last row as the report writes it (NULL: the grid's last). */
   char *band_known;
   int band_count, band_has_lo, band_nhi;
   long band_lo, band_hioff[MAX_TB_BAND];
   int band_hi[MAX_TB_BAND];
-  const char *band_text;
+  const char *band_text, *band_last;
   /* TB_STRIP, partial sums: the node of the store's value that is a chain
    * t1 +- t2 +- ... of terms each reading cur at one offset along
    * dimension 0, in the order of those offsets (the rest of the value
