@@ -620,7 +620,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
       fprintf(f, "\"shared_memory\": %zu}", tb->smem);
     }
     if (tb && tb->band_text) { /* IrTb.band_*: the rows where the comparisons with the grid's edges print as 1 */
-      fprintf(f, ", \"band\": {\"first_row\": %ld, \"last_row\": ", tb->band_has_lo && tb->band_lo > 0 ? tb->band_lo : 0);
+      fprintf(f, ", \"band\": {\"first_row\": %ld, \"last_row\": ", ir_tb_band_first(tb));
       if (tb->band_last)
         json_str(f, tb->band_last);
       else

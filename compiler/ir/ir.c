@@ -39,6 +39,11 @@ int ir_tb_pair_of_cur(const IrTb *tb, int f)
   return -1;
 }
 
+long ir_tb_band_first(const IrTb *tb)
+{
+  return tb->band_has_lo && tb->band_lo > 0 ? tb->band_lo : 0;
+}
+
 int ir_tb_pair_of_next(const IrTb *tb, int f)
 {
   for (int q = 0; q < tb->npairs; q++)

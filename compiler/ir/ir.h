@@ -400,6 +400,9 @@ int ir_stores_field(const IrKernel *k, int f);
 /* The pair whose cur (next) field is f, or -1. */
 int ir_tb_pair_of_cur(const IrTb *tb, int f);
 int ir_tb_pair_of_next(const IrTb *tb, int f);
+/* The first row of tb's band (IrTb.band_*): band_lo, or 0 where it has
+ * none or a negative one. */
+long ir_tb_band_first(const IrTb *tb);
 /* Partial sums (IrTb.psum): is node x of K a step of the chain's left
  * spine down from its root (an add or subtract computed per point, with no
  * name of its own unless it is the root)? Chains of more than

@@ -939,7 +939,7 @@ static void row_band(const IrProgram *p, const IrKernel *k, IrTb *t)
   t->band_last = last;
   t->band_text = arena_printf(p->arena, "in the middle of the march, rows %s to %s: %d comparison%s with the grid's edges "
                               "hold%s there and print%s as 1 (docs/tblock.md)",
-                              t->band_has_lo && t->band_lo > 0 ? arena_printf(p->arena, "%ld", t->band_lo) : "0",
+                              arena_printf(p->arena, "%ld", ir_tb_band_first(t)),
                               last ? last : "the last", t->band_count, one ? "" : "s", one ? "s" : "", one ? "s" : "");
 }
 
