@@ -110,6 +110,15 @@ sweep_of() {
   fi
 }
 tag() { echo "$1" | tr -c 'A-Za-z0-9=.\n' '_'; }
+# why the build of program $1 (a path in $B) failed: its time limit, or the
+# first error in its log
+build_failure() {
+  if awk -v n="$(basename "$1")" '$3 == n && ($2 == 124 || $2 == 137) { f = 1 } END { exit !f }' "$LOG/build-times.log" 2>/dev/null; then
+    echo "timed out after ${AN5D_BUILD_LIMIT:-240} s; AN5D_BUILD_LIMIT=S allows more"
+  else
+    grep -m1 -E "${2:-error}" "$1.log"
+  fi
+}
 
 say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 say "an5d: cases: $CASES; AN5D configurations tried: $TOP each; $REPS alternate runs; $STEPS steps"
@@ -187,7 +196,7 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     line="  $c:"
     for t in $VSTEPS; do
       exe=$B/$c.v$(tag "$t")
-      [ -x "$exe" ] || { line="$line $t BUILD FAILED ($(grep -m1 -E 'error|note' "$exe.log"))"; fail=1; continue; }
+      [ -x "$exe" ] || { line="$line $t BUILD FAILED ($(build_failure "$exe" 'error|note'))"; fail=1; continue; }
       # shellcheck disable=SC2086
       STN_TB=1 "$exe" $args --save=u="$exe.u" --save=un="$exe.un" > "$exe.out" 2>&1 || { line="$line $t RUN FAILED"; fail=1; continue; }
       if build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.u" "$B/$c.cpu.u" >> "$LOG/an5d.log" 2>&1 &&
@@ -257,7 +266,7 @@ for c in $CASES; do
   best=0 bestcfg=""
   for cfg in $(configs_of "$c"); do
     exe=$B/an5d.$(prec_of "$c").$cfg
-    [ -x "$exe" ] || { say "  ($c: AN5D $cfg BUILD FAILED: $(grep -m1 error "$exe.log"))"; continue; }
+    [ -x "$exe" ] || { say "  ($c: AN5D $cfg BUILD FAILED: $(build_failure "$exe"))"; continue; }
     r=$(an5d_rate "$c" "$cfg" "$s")
     echo "$c $cfg $r" >> "$LOG/an5d-configs.log"
     if [ "$(max "$r" "$best")" = "$r" ] && [ "$r" != "$best" ]; then best=$r bestcfg=$cfg; fi
