@@ -89,6 +89,8 @@ static const char *xcol(const IrProgram *p, const IrTb *tb, int L, int vv)
 {
   if (!tb->xedge) {
     int col = L * tb->vec + vv;
+    if (col == 0) /* the thread's own first column */
+      return " + PAD_ + tid_ * V_";
     return arena_printf(p->arena, " + PAD_ + tid_ * V_ %c %d", col < 0 ? '-' : '+', abs(col));
   }
   int R1 = tb->reach[1], e = vv < R1 ? vv : vv - tb->vec + 2 * R1;
