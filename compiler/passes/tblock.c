@@ -614,15 +614,15 @@ static int rsqrt_normal_only(const IrKernel *k)
   return 1;
 }
 
-/* A 2-D float step of reach 1 with three to five divisions or functions
- * a point (tb_point_specials), light (all normal reciprocal square roots,
- * rsqrt_normal_only) or not: 6 steps of one column, or 4 of two
- * (auto_steps). */
+/* A 2-D float step of reach 1 with divisions or functions at every point
+ * (tb_point_specials): three to five of them, 4 steps of two columns; one
+ * to five, all light (normal reciprocal square roots, rsqrt_normal_only),
+ * 6 steps of one column (auto_steps). */
 static int heavy_point_of(const IrProgram *p, const IrKernel *k, const IrTb *tb, int light)
 {
   int n = tb_point_specials(k);
-  return k->rank == 2 && n >= 3 && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 && !pairs_double(p, tb) &&
-         rsqrt_normal_only(k) == light;
+  return k->rank == 2 && n >= (light ? 1 : 3) && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 &&
+         !pairs_double(p, tb) && rsqrt_normal_only(k) == light;
 }
 static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb) { return heavy_point_of(p, k, tb, 0); }
 
@@ -766,11 +766,13 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * measured. */
   if (heavy_point(p, k, tb) && !o->tb_shfl)
     return 4;
-  /* The same count of reciprocal square roots of normal floats, 7
+  /* One to five reciprocal square roots of normal floats, 7
    * instructions each: 6 steps of one column (tv2d, four: 486.9 GCells/s
    * against 450.3 at 4 of two columns, 466.9 at 5, 441.8 at 8, 417.8 at 6
    * of two; H100, docs/benchmarks.md 2026-11-28 04:46 and 05:08,
-   * bench/unseen). Floats, as measured. */
+   * bench/unseen; gradient2d, two: 1005.5 against 942 at 5, 957 at 7,
+   * 951.5 at 8; H200, 2026-11-28 17:10; not measured on the H100).
+   * Floats, as measured. */
   if (heavy_point_of(p, k, tb, 1) && !o->tb_shfl)
     return 6;
   /* reach 1 across the strip, more along i: the halo is reach 1's, and
