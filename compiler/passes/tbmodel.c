@@ -97,7 +97,7 @@
  * 3-D shared loads counted as a thread issues them, each value its rows
  * read once (smem_words_3d): box3d1r's default -13% -> -3%, --tb-rows=1
  * +21% -> +6%; a term for a thread's iteration over its rows, fitted
- * beside it, came out at 0 and went; at 17:15 with gradient2d's default
+ * beside it, came out at 0 and went; at 16:56 with gradient2d's default
  * row of 8 steps relabelled --tb=8, its default being 6 since). The fit leaves the one-step passes' wavefronts (ps) near 0 (0.019):
  * over the rows of such passes their cost follows the flops and a constant a computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0, kw, cr; } Consts;
