@@ -770,7 +770,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * instructions each: 6 steps of one column (tv2d, four: 486.9 GCells/s
    * against 450.3 at 4 of two columns, 466.9 at 5, 441.8 at 8, 417.8 at 6
    * of two; H100, docs/benchmarks.md 2026-11-28 04:46 and 05:08,
-   * bench/unseen; gradient2d, two: 1005.5 against 942 at 5, 957 at 7,
+   * bench/unseen; gradient2d, one: 1005.5 against 942 at 5, 957 at 7,
    * 951.5 at 8; H200, 2026-11-28 16:53; not measured on the H100).
    * Floats, as measured. */
   if (heavy_point_of(p, k, tb, 1) && !o->tb_shfl)
