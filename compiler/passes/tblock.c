@@ -614,17 +614,25 @@ static int rsqrt_normal_only(const IrKernel *k)
   return 1;
 }
 
-/* A 2-D float step of reach 1 with divisions or functions at every point
- * (tb_point_specials): three to five of them, 4 steps of two columns; one
- * to five, all light (normal reciprocal square roots, rsqrt_normal_only),
- * 6 steps of one column (auto_steps). */
-static int heavy_point_of(const IrProgram *p, const IrKernel *k, const IrTb *tb, int light)
+/* A 2-D step of one float pair of reach 1 computing fewer than six
+ * divisions or functions a point (tb_point_specials): the steps the two
+ * rules below were measured on (auto_steps). */
+static int special_point(const IrProgram *p, const IrKernel *k, const IrTb *tb)
 {
-  int n = tb_point_specials(k);
-  return k->rank == 2 && n >= (light ? 1 : 3) && n < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 &&
-         !pairs_double(p, tb) && rsqrt_normal_only(k) == light;
+  return k->rank == 2 && tb_point_specials(k) < 6 && reach_max(k, tb) <= 1 && tb->npairs == 1 &&
+         !pairs_double(p, tb);
 }
-static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb) { return heavy_point_of(p, k, tb, 0); }
+/* Three to five of them, not all light: 4 steps of two columns. */
+static int heavy_point(const IrProgram *p, const IrKernel *k, const IrTb *tb)
+{
+  return special_point(p, k, tb) && tb_point_specials(k) >= 3 && !rsqrt_normal_only(k);
+}
+/* One to five, all light (normal reciprocal square roots,
+ * rsqrt_normal_only): 6 steps of one column. */
+static int rsqrt_point(const IrProgram *p, const IrKernel *k, const IrTb *tb)
+{
+  return special_point(p, k, tb) && tb_point_specials(k) >= 1 && rsqrt_normal_only(k);
+}
 
 /* --tb=auto on CUDA for the strip kernels, from the sweep of AN5D's suite
  * on the H100 (bench/an5d/run.sh AN5D_SWEEP=1, docs/benchmarks.md
@@ -773,7 +781,7 @@ static int auto_steps(const IrProgram *p, const IrKernel *k, const IrTb *tb, con
    * bench/unseen; gradient2d, one: 1005.5 against 942 at 5, 957 at 7,
    * 951.5 at 8; H200, 2026-11-28 16:53; not measured on the H100).
    * Floats, as measured. */
-  if (heavy_point_of(p, k, tb, 1) && !o->tb_shfl)
+  if (rsqrt_point(p, k, tb) && !o->tb_shfl)
     return 6;
   /* reach 1 across the strip, more along i: the halo is reach 1's, and
    * every step's 2 r0 + 1 rows of registers up to about 45 rows a pass: 8

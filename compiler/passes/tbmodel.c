@@ -98,8 +98,10 @@
  * read once (smem_words_3d): box3d1r's default -13% -> -3%, --tb-rows=1
  * +21% -> +6%; a term for a thread's iteration over its rows, fitted
  * beside it, came out at 0 and went; at 16:56 with gradient2d's default
- * row of 8 steps relabelled --tb=8, its default being 6 since). The fit leaves the one-step passes' wavefronts (ps) near 0 (0.019):
- * over the rows of such passes their cost follows the flops and a constant a computed point (p0). */
+ * row of 8 steps relabelled --tb=8, its default being 6 since). The fit
+ * leaves the one-step passes' wavefronts (ps) near 0 (0.019): over the
+ * rows of such passes their cost follows the flops and a constant a
+ * computed point (p0). */
 typedef struct Consts { double c1, cl, cf, c0, cs, ks, rcap, em, cx, cq, p0, pf, ps, pd, w0, kw, cr; } Consts;
 static const Consts fit2d = { 1.17, 0.363, 0.0174, 0.141, 0.112, 0.00596, 80.0, 0.573, 0.321, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.452 };
 static const Consts fit3d = { 2.74, 0.111, 0.0257, 0.0, 0.239, 0.051, 50.2, 0.537, 0.295, 0.337, 1.41, 0.0206, 0.019, 1.65, 29.6, 0.0, 0.0 };
