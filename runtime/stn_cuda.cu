@@ -49,6 +49,40 @@ bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
   return pays;
 }
 
+bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes)
+{
+  if (n == 0 && t->state == STN_TB_UNDECIDED) {
+    t->state = stn_tb_trial_start(passes, getenv("STN_TB_TRIAL"), getenv("STN_TB"));
+    if (t->state == STN_TB_TIMING && !t->ev[0])
+      for (int e = 0; e <= STN_TB_TRIAL_PASSES; e++)
+        STN_CUDA_CHECK(cudaEventCreate(&t->ev[e]));
+  }
+  if (t->state == STN_TB_TIMING && n < STN_TB_TRIAL_PASSES) {
+    if (n == 0)
+      STN_CUDA_CHECK(cudaEventRecord(t->ev[0]));
+    return stn_tb_trial_timing_single(n);
+  }
+  return t->state == STN_TB_SINGLE;
+}
+
+void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n)
+{
+  if (t->state != STN_TB_TIMING || n >= STN_TB_TRIAL_PASSES)
+    return;
+  STN_CUDA_CHECK(cudaEventRecord(t->ev[n + 1]));
+  if (n + 1 < STN_TB_TRIAL_PASSES)
+    return;
+  float ms[STN_TB_TRIAL_PASSES];
+  STN_CUDA_CHECK(cudaEventSynchronize(t->ev[STN_TB_TRIAL_PASSES]));
+  for (int e = 0; e < STN_TB_TRIAL_PASSES; e++)
+    STN_CUDA_CHECK(cudaEventElapsedTime(&ms[e], t->ev[e], t->ev[e + 1]));
+  t->state = stn_tb_trial_pick_single(ms) ? STN_TB_SINGLE : STN_TB_FUSED;
+  if (stn_profiling)
+    fprintf(stderr, "%s: temporal blocking timed: %d single step%s %.4f / %.4f ms, a fused pass of %d %.4f / %.4f ms: "
+            "%s\n", t->kernel, t->steps, t->steps == 1 ? "" : "s", ms[0], ms[2], t->steps, ms[1], ms[3],
+            t->state == STN_TB_SINGLE ? "single steps (5% faster or more)" : "fused passes");
+}
+
 /* The variant a kernel runs (stn_variant): the first if its registers, as
  * ptxas gave them for this GPU, leave a multiprocessor 24 warps, else the
  * one that leaves the most (the earlier on a tie). Single steps of 3-D

@@ -135,6 +135,60 @@ static inline bool stn_tb_pays_for(double bytes, double l2, unsigned long blocks
   return bytes > l2 && blocks >= (unsigned long)sms;
 }
 
+/* --tb=auto's check at run time. The depth the compiler chose was
+ * measured on an H100; on a GPU whose memory is faster for the same chip,
+ * single steps gain and fused passes do not (H200, docs/benchmarks.md
+ * 2026-11-28 17:53: grad3d, aniso3d, box3d19 and diff3dc ran 0.88-0.90x
+ * their single steps in fused passes). So a loop of STN_TB_TRIAL_MIN
+ * passes or more runs its first STN_TB_TRIAL_PASSES passes as T single
+ * steps, a fused pass, T single steps, a fused pass, each timed; every
+ * pass of those computes its T steps, so the check costs only what the
+ * slower kind loses in its two passes. The rest run as single steps where
+ * the faster of the two single ones took under 95% of the faster fused
+ * one (the margin keeps the compiler's choice where the two are close:
+ * results can differ in the last bits between the two, as nvcc contracts
+ * them to FMAs in different places), else fused. STN_TB_TRIAL=0 in the
+ * environment keeps the fused passes without timing; STN_TB=0 or 1 forces
+ * either (stn_cuda_tb_pays). With --profile the times and the choice are
+ * on stderr. The generated loop asks stn_cuda_tb_trial_single(t, n,
+ * passes) before its pass n (0: this run's first of `passes`) and calls
+ * stn_cuda_tb_trial_mark(t, n) after it. */
+enum { STN_TB_TRIAL_PASSES = 4, STN_TB_TRIAL_MIN = 8 };
+enum { STN_TB_UNDECIDED, STN_TB_TIMING, STN_TB_FUSED, STN_TB_SINGLE };
+typedef struct stn_tb_trial {
+  const char *kernel;
+  int steps;  /* T */
+  int state;  /* STN_TB_UNDECIDED ... */
+  cudaEvent_t ev[STN_TB_TRIAL_PASSES + 1];
+} stn_tb_trial;
+bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes);
+void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n);
+/* The state a loop of `passes` passes starts in: fused where
+ * STN_TB_TRIAL=0 (trial_env) or STN_TB=1 (tb_env) ask for it (STN_TB=1
+ * with STN_TB_TRIAL=1 times them all the same: the tests' way to check
+ * the timed passes on grids too small for fused passes to pay), timing at
+ * STN_TB_TRIAL_MIN passes or more, else undecided (a short loop runs its
+ * fused passes and leaves the choice to a longer run of it). */
+static inline int stn_tb_trial_start(long passes, const char *trial_env, const char *tb_env)
+{
+  const bool off = trial_env && trial_env[0] == '0' && !trial_env[1], on = trial_env && trial_env[0] == '1' && !trial_env[1];
+  if (off || (!on && tb_env && tb_env[0] == '1' && !tb_env[1]))
+    return STN_TB_FUSED;
+  return passes >= STN_TB_TRIAL_MIN ? STN_TB_TIMING : STN_TB_UNDECIDED;
+}
+/* Pass n of the timing: single steps at even n. */
+static inline bool stn_tb_trial_timing_single(long n)
+{
+  return n % 2 == 0;
+}
+/* The choice from the timed passes' milliseconds (ms[n], pass n): single
+ * steps where the faster single pass took under 95% of the faster fused. */
+static inline bool stn_tb_trial_pick_single(const float *ms)
+{
+  const float s = ms[0] < ms[2] ? ms[0] : ms[2], f = ms[1] < ms[3] ? ms[1] : ms[3];
+  return s < 0.95f * f;
+}
+
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the
  * gpu pass marks (IrKernel.pdl) lets the next launch start as soon as all
  * of its blocks have started (stn_pdl_trigger at its top) and, before any

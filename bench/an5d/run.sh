@@ -26,6 +26,8 @@
 #                      best: only the one bench/an5d/best.h100 names, the
 #                      fastest measured on the H100; a third of the builds)
 #          AN5D_REPS=N alternate runs (default 3)
+#          AN5D_VERIFY_TRIAL=0  no check of the default's timed first passes
+#                         (stn_cuda_tb_trial; else 69 steps of it against the CPU)
 #          AN5D_VERIFY=0  no verification; AN5D_VERIFY_STEPS="default 3 8:--tb-vec=4"
 #          the builds it verifies (default: default 1 2 ... 8 8:--tb-vec=4, the
 #          last with the edge columns in shared memory; T:FLAGS: --tb=T and
@@ -230,6 +232,28 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
             line="$line(variant $v MISMATCH)"; fail=1
           fi
         done
+      fi
+      # the default's timed first passes (--tb=auto, stn_cuda_tb_trial: single
+      # steps and fused passes in turn, then the faster): 69 steps, 8 passes
+      # or more for every depth, timed under STN_TB=1 with STN_TB_TRIAL=1
+      if [ "$t" = default ] && [ "${AN5D_VERIFY_TRIAL:-1}" = 1 ]; then
+        if [ ! -f "$B/$c.cpu.tu" ]; then
+          # shellcheck disable=SC2086
+          "$B/$c.cpu" ${args/--STEPS=13/--STEPS=69} --save=u="$B/$c.cpu.tu" --save=un="$B/$c.cpu.tun" > /dev/null 2>&1
+        fi
+        # shellcheck disable=SC2086
+        if STN_TB=1 STN_TB_TRIAL=1 "$exe" ${args/--STEPS=13/--STEPS=69} --profile --save=u="$exe.tu" --save=un="$exe.tun" \
+             > "$exe.tout" 2>&1 &&
+           build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.tu" "$B/$c.cpu.tu" >> "$LOG/an5d.log" 2>&1 &&
+           build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.tun" "$B/$c.cpu.tun" >> "$LOG/an5d.log" 2>&1; then
+          if grep -q "temporal blocking timed" "$exe.tout"; then
+            line="$line(timed passes ok, then $(grep -m1 -o 'single steps (5% faster or more)$\|fused passes$' "$exe.tout" | cut -d' ' -f1-2))"
+          else
+            line="$line(69 steps ok, no timed passes)"
+          fi
+        else
+          line="$line(timed passes MISMATCH)"; fail=1
+        fi
       fi
       # AN5D_SANITIZE=1: compute-sanitizer's racecheck and memcheck on the default, T = 3 and 8, and
       # every entry with flags of its own (each variant where there are several)

@@ -1122,8 +1122,19 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   indent(b, depth + 1);
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
+  /* --tb=auto (IrTb.trial): each pass asks the run time whether it runs
+   * as T single steps (timed against fused passes, or faster than them;
+   * runtime/stn_cuda.h stn_cuda_tb_trial) */
+  int trial = pr->target->tb_pays && tb->trial;
+  if (trial) {
+    indent(b, depth + 1);
+    buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, STN_TB_UNDECIDED, {} };\n", kname, T);
+    indent(b, depth + 1);
+    buf_printf(b, "const int stn_tb_first = %s;\n", first);
+    first = "stn_tb_first";
+  }
   indent(b, depth + 1);
-  buf_printf(b, "for (%s = %s; %s < %s; %s++)%s\n", v, first, v, passes, v, pr->progress ? " {" : "");
+  buf_printf(b, "for (%s = %s; %s < %s; %s++)%s\n", v, first, v, passes, v, pr->progress || trial ? " {" : "");
   if (id) {
     indent(b, depth + 2);
     buf_printf(b, "if (stn_ckpt_on) {\n");
@@ -1134,11 +1145,32 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     indent(b, depth + 2);
     buf_puts(b, "}\n");
   }
-  indent(b, depth + 2);
-  print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
+  if (trial) {
+    indent(b, depth + 2);
+    buf_printf(b, "if (stn_cuda_tb_trial_single(&stn_tb_trial_, %s - stn_tb_first, %s - stn_tb_first)) {"
+                  "  /* %d single steps: timed against a fused pass, or faster */\n", v, passes, T);
+    indent(b, depth + 3);
+    buf_printf(b, "for (int stn_tb_s = 0; stn_tb_s < %d; stn_tb_s++) {\n", T);
+    print_hblock(pr, &s->body, depth + 4);
+    indent(b, depth + 3);
+    buf_puts(b, "}\n");
+    indent(b, depth + 2);
+    buf_puts(b, "} else {\n");
+    indent(b, depth + 3);
+    print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
+    indent(b, depth + 2);
+    buf_puts(b, "}\n");
+    indent(b, depth + 2);
+    buf_printf(b, "stn_cuda_tb_trial_mark(&stn_tb_trial_, %s - stn_tb_first);\n", v);
+  } else {
+    indent(b, depth + 2);
+    print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
+  }
   if (pr->progress) {
     indent(b, depth + 2);
     buf_printf(b, "stn_progress_add(%d);\n", tb->steps);
+  }
+  if (pr->progress || trial) {
     indent(b, depth + 1);
     buf_puts(b, "}\n");
   }

@@ -1457,6 +1457,24 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
             t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
                                   "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
+          /* The depths --tb=auto takes were measured on the H100; on a GPU
+           * of faster memory for the same chip single steps can win (H200:
+           * aniso3d, grad3d, box3d19 and diff3dc ran 0.88-0.90x single
+           * steps, docs/benchmarks.md 2026-11-28 17:53), so the run time
+           * times both (stn_cuda_tb_trial). 3-D passes only: they compute
+           * a tile's rim again and run short of registers, so they gain
+           * 1.2-1.5x where they gain; 2-D passes gained 1.09x to 4x over
+           * single steps on the H200 too (box2dnl to j2d5pt), and their
+           * two timed passes of single steps would cost a light one 3%
+           * (j2d5pt: 16 single steps at a third of a fused one's rate in
+           * 125 passes). An explicit --tb=N is kept. */
+          size_t alen;
+          const char *av = pass_option_for_kernel(tb_option(o), k->name, &alen);
+          t->trial = o->target == TARGET_CUDA && k->rank == 3 && av && alen == 4 && strncmp(av, "auto", 4) == 0;
+          if (t->trial)
+            t->why = arena_printf(p->arena, "%s, or where the loop's first four passes find %d single step%s 5%% faster "
+                                  "than a fused pass (--tb=auto; STN_TB_TRIAL=0 keeps the passes)", t->why, steps,
+                                  steps == 1 ? "" : "s");
           if (o->target == TARGET_CUDA && o->tb_rows && !(t->cuda == TB_STRIP && k->rank == 3))
             t->why = arena_printf(p->arena, "%s (--tb-rows ignored: rows a thread are the 3-D strip kernel's)", t->why);
           s->tb = t;
