@@ -1462,9 +1462,9 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * aniso3d, grad3d, box3d19 and diff3dc ran 0.88-0.90x single
            * steps, docs/benchmarks.md 2026-11-28 17:53), so the run time
            * times both (stn_cuda_tb_trial). 3-D passes only: they compute
-           * a tile's rim again and run short of registers, so they gain
-           * 1.2-1.5x where they gain; 2-D passes gained 1.09x to 4x over
-           * single steps on the H200 too (box2dnl to j2d5pt), and their
+           * a tile's rim again and run short of registers, and ran 0.88x
+           * to 1.9x their single steps on the H200; 2-D passes ran 1.09x
+           * to 4x (box2dnl to j2d5pt), and their
            * two timed passes of single steps would cost a light one 3%
            * (j2d5pt: 16 single steps at a third of a fused one's rate in
            * 125 passes). An explicit --tb=N is kept. */
