@@ -171,8 +171,8 @@ void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n);
  * fused passes and leaves the choice to a longer run of it). */
 static inline int stn_tb_trial_start(long passes, const char *trial_env, const char *tb_env)
 {
-  const bool off = trial_env && trial_env[0] == '0' && !trial_env[1], on = trial_env && trial_env[0] == '1' && !trial_env[1];
-  if (off || (!on && tb_env && tb_env[0] == '1' && !tb_env[1]))
+  const bool off = trial_env && strcmp(trial_env, "0") == 0, on = trial_env && strcmp(trial_env, "1") == 0;
+  if (off || (!on && tb_env && strcmp(tb_env, "1") == 0))
     return STN_TB_FUSED;
   return passes >= STN_TB_TRIAL_MIN ? STN_TB_TIMING : STN_TB_UNDECIDED;
 }

@@ -400,6 +400,7 @@ static int plane_words(const IrProgram *p, const IrTb *t)
 }
 
 static const char *tb_option(const PassOptions *o);
+static int tb_auto(const PassOptions *o, const IrKernel *k);
 
 /* A 3-D star of reach 1 in the plane and more along the marching axis i
  * (auto_steps, tb_strip_tile_rows). */
@@ -436,9 +437,7 @@ static int shape_asked(const IrKernel *k, const PassOptions *o)
  * A reach of 1 stays with the stream kernel (j3d27pt 183 against 199). */
 int tb_strip_single(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o)
 {
-  size_t len;
-  const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
-  if (o->target != TARGET_CUDA || o->mpi || k->rank != 3 || !v || len != 4 || strncmp(v, "auto", 4) != 0)
+  if (o->target != TARGET_CUDA || o->mpi || k->rank != 3 || !tb_auto(o, k))
     return 0;
   int rmax = reach_max(k, tb);
   int dbl = pairs_double(p, tb), words = plane_words(p, tb);
@@ -814,6 +813,14 @@ static const char *tb_option(const PassOptions *o)
   return o->tb ? o->tb : o->target == TARGET_CUDA ? "auto" : NULL;
 }
 
+/* Whether --tb (or its CUDA default) says auto for kernel k. */
+static int tb_auto(const PassOptions *o, const IrKernel *k)
+{
+  size_t len;
+  const char *v = pass_option_for_kernel(tb_option(o), k->name, &len);
+  return v && len == 4 && strncmp(v, "auto", 4) == 0;
+}
+
 /* Steps per pass for kernel k; when that is 1, *why says why. */
 static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, const char **why)
 {
@@ -823,7 +830,7 @@ static int steps_for(const IrProgram *p, const IrKernel *k, const IrTb *tb, cons
   *why = !tb_option(o) ? "temporal blocking is off (--tb=N or --tb=auto turns it on)" : "--tb asks for 1 step per pass";
   if (!v)
     return 1;
-  if (len == 4 && strncmp(v, "auto", 4) == 0)
+  if (tb_auto(o, k))
     return auto_steps(p, k, tb, o, why);
   return atoi(v) > 0 ? atoi(v) : 1;
 }
@@ -1317,12 +1324,10 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           /* Across ranks the steps stay single kernels; what blocking buys
            * there is fewer exchanges (passes/mpi.c: pass_mpi_deep). */
           IrGrid *g = &p->grids.data[p->kernels.data[tb.kernel]->grid];
-          size_t len;
-          const char *v = pass_option_for_kernel(tb_option(o), p->kernels.data[tb.kernel]->name, &len);
           int wraps = 0;
           for (int d = 0; d < g->rank; d++)
             wraps |= g->wrap[d];
-          if (v && len == 4 && strncmp(v, "auto", 4) == 0)
+          if (tb_auto(o, p->kernels.data[tb.kernel]))
             why = "--mpi: --tb=auto blocks no loop across ranks (--tb=N exchanges N-deep halos once every N steps); "
                   "single steps, each after the exchange it needs";
           else if (wraps)
@@ -1468,9 +1473,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * two timed passes of single steps would cost a light one 3%
            * (j2d5pt: 16 single steps at a third of a fused one's rate in
            * 125 passes). An explicit --tb=N is kept. */
-          size_t alen;
-          const char *av = pass_option_for_kernel(tb_option(o), k->name, &alen);
-          t->trial = o->target == TARGET_CUDA && k->rank == 3 && av && alen == 4 && strncmp(av, "auto", 4) == 0;
+          t->trial = o->target == TARGET_CUDA && k->rank == 3 && tb_auto(o, k);
           if (t->trial)
             t->why = arena_printf(p->arena, "%s, or where the loop's first four passes find %d single step%s 5%% faster "
                                   "than a fused pass (--tb=auto; STN_TB_TRIAL=0 keeps the passes)", t->why, steps,
