@@ -193,8 +193,10 @@ static const OptDef optdefs[] = {
   { "--report", FLAG, NULL, "explain every kernel: cost per point, halos, fields, reductions, the CPU and CUDA strategies "
                             "chosen and rejected and why, resources, temporal blocking, predicted time per call" },
   { "--report=json", FLAG, NULL, "the same as JSON (schema: docs/report.schema.json)" },
-  { "--bandwidth", VALUE, "GB/s", "--report: the memory bandwidth its predicted times assume (default 3000, an H100's "
-                                  "measured copy bandwidth)" },
+  { "--gpu", VALUE, "NAME", "--report: the GPU whose measured time model predicts (h100, the default, or h200; "
+                           "docs/tblock.md); the generated code is the same" },
+  { "--bandwidth", VALUE, "GB/s", "--report: the memory bandwidth its predicted times assume (default the --gpu's "
+                                  "measured copy bandwidth: 3000 for an H100, 4250 for an H200)" },
   { "--no-ptxas", FLAG, NULL, "--report: do not run nvcc for the real register and spill counts (estimates only)" },
   { "--dump-after", VALUE, "PASS", "print the IR after PASS (or 'all', or 'lower') to stderr" },
   { "--dump-all", FLAG, NULL, "print the IR after lowering and after every pass to stderr (--dump-after=all)" },
@@ -482,6 +484,12 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--report=json")) o->report = "json";
     else if (streq(n, "--no-ptxas")) o->no_ptxas = 1;
     else if (streq(n, "--dump-all")) o->dump_after = "all";
+    else if (streq(n, "--gpu")) {
+      o->pass.gpu = tb_model_gpu(value);
+      if (o->pass.gpu < 0)
+        bad_usage("--gpu=%s: the time model has measured constants for h100 and h200 only; for another GPU give "
+                  "the nearest, and its copy bandwidth with --bandwidth", value);
+    }
     else if (streq(n, "--bandwidth")) {
       char *end;
       o->bandwidth = strtod(value, &end);
@@ -744,7 +752,8 @@ static int run_report(const Options *o, Sema *sema, Arena *arena, const Source *
   pass_run_pipeline(gpu, &po);
   if (!check_max_regs(gpu))
     return 2;
-  ReportOptions ro = { .json = streq(o->report, "json"), .bandwidth = o->bandwidth ? o->bandwidth : 3000 };
+  ReportOptions ro = { .json = streq(o->report, "json"), .gpu = tb_model_gpu_what(o->pass.gpu),
+                       .bandwidth = o->bandwidth ? o->bandwidth : tb_model_gpu_bandwidth(o->pass.gpu) };
   char *ptxas = o->no_ptxas ? NULL : ptxas_report(o, gpu);
   ro.ptxas = ptxas;
   FILE *out = o->output ? fopen(o->output, "w") : stdout;

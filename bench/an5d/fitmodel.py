@@ -27,7 +27,8 @@ step in picoseconds,
                    cache after a pass's first step, whose bytes count once a pass)
 
 (accesses: shared-memory loads and stores, the JSON's shared_words;
-B the copy bandwidth, 3000 GB/s), separately for 2-D and 3-D kernels. The
+B the copy bandwidth of the GPU, --gpu: 3000 GB/s for the H100, 4250 for
+the H200), separately for 2-D and 3-D kernels. The
 constants minimise the squared log error over the rows; it prints them
 as tbmodel.c's Consts lines, and each row's error with them and with the
 constants stencilc has now.
@@ -43,7 +44,13 @@ ps and pd too (no 2-D kernel takes one-step passes), and w0 (no 2-D
 single step is short of warps). The single steps' warps come from ptxas:
 those rows' reports run it (slower), the others' do not.
 
-usage: fitmodel.py [--stencilc build/stencilc] [--csv FILE[@SINCE] ...] [--hold-out A,B,...] [--default-weight W]
+Each GPU has its own constants (tbmodel.c's machines, stencilc --gpu):
+--gpu h100 (the default) fits the H100's rows (bench/an5d/measured.csv,
+bench/unseen/measured.csv), --gpu h200 the H200's
+(bench/an5d/measured.h200.csv: AN5D's suite and bench/unseen in one
+sweep).
+
+usage: fitmodel.py [--gpu h100|h200] [--stencilc build/stencilc] [--csv FILE[@SINCE] ...] [--hold-out A,B,...] [--default-weight W]
 """
 import argparse
 import csv
@@ -58,22 +65,30 @@ import numpy as np
 from scipy.optimize import differential_evolution
 
 NAMES = ["c1", "cl", "cf", "c0", "cs", "ks", "rcap", "em", "cx", "cq", "p0", "pf", "ps", "pd", "w0", "kw", "cr"]
-BW = 3000.0
-# the measurements fitted: AN5D's suite, and the stencils of bench/unseen as
-# the rules of 2026-11-28 build them (their older rows were built by older
-# rules, which the report of today's compiler does not describe)
-CSVS = ["bench/an5d/measured.csv", "bench/unseen/measured.csv@2026-11-28 04:46"]
 # bench/unseen's programs added on 2026-11-28 04:46: predicted, never fitted
 HELD_OUT = ["allencahn2d", "burgers2d", "box2dnl", "grad3d", "lap4th3d.double", "aniso3dk"]
+# each GPU: its copy bandwidth (GB/s, what --report assumes) and its measurements
+GPUS = {
+    # AN5D's suite, and the stencils of bench/unseen as the rules of
+    # 2026-11-28 build them (their older rows were built by older rules,
+    # which the report of today's compiler does not describe)
+    "h100": dict(bw=3000.0, csvs=["bench/an5d/measured.csv", "bench/unseen/measured.csv@2026-11-28 04:46"]),
+    # one sweep of AN5D's suite, 2026-11-28 20:35-20:43 (4241-4276 GB/s
+    # measured that day); bench/unseen's programs in the same sweep are only
+    # predicted (fitted too, they pulled 6 of AN5D's 40 defaults past 15%
+    # and brought their own no closer: 13 of 23 either way)
+    "h200": dict(bw=4250.0, csvs=["bench/an5d/measured.h200.csv"], predict=["bench/unseen/measured.h200.csv"]),
+}
+BW = GPUS["h100"]["bw"]
 
 
-def candidate(stencilc, root, stencil, flags, ptxas=False):
+def candidate(stencilc, root, stencil, flags, ptxas=False, gpu="h100"):
     """The model's candidate for the build `flags` makes of bench/an5d/STENCIL.stn
     (or bench/unseen/STENCIL.stn); a single step's again with ptxas (its warps)."""
     src = os.path.join(root, "bench", "an5d", stencil + ".stn")
     if not os.path.exists(src):
         src = os.path.join(root, "bench", "unseen", stencil + ".stn")
-    out = subprocess.run([stencilc, "--target=cuda", "--report=json", *([] if ptxas else ["--no-ptxas"]), *flags.split(), src,
+    out = subprocess.run([stencilc, "--target=cuda", "--gpu=" + gpu, "--report=json", *([] if ptxas else ["--no-ptxas"]), *flags.split(), src,
                           "-o", "/dev/stdout"], capture_output=True, text=True, check=True).stdout
     rep = json.loads(out)
     k = [k for k in rep["kernels"] if k["name"] == "step"][0]
@@ -83,7 +98,7 @@ def candidate(stencilc, root, stencil, flags, ptxas=False):
     steps = tb["steps"] if tb.get("steps") else 1
     cand = tb["model"][steps - 1]
     if steps == 1 and not cand.get("strip") and not ptxas:
-        return candidate(stencilc, root, stencil, flags, True)
+        return candidate(stencilc, root, stencil, flags, True, gpu)
     return steps, cand
 
 
@@ -117,24 +132,29 @@ def predict(c, steps, cand):
 def main():
     ap = argparse.ArgumentParser()
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--gpu", default="h100", choices=sorted(GPUS), help="whose constants to fit (default %(default)s)")
     ap.add_argument("--stencilc", default=os.path.join(root, "build", "stencilc"))
     ap.add_argument("--csv", action="append",
                     help="FILE or FILE@SINCE (only its rows measured at SINCE, 'YYYY-MM-DD HH:MM', or later); "
-                    "may be repeated (default: %s)" % " ".join(CSVS))
+                    "may be repeated (default: the GPU's, %s)" % "; ".join("%s: %s" % (g, " ".join(v["csvs"])) for g, v in GPUS.items()))
     ap.add_argument("--hold-out", default=",".join(HELD_OUT),
                     help="stencils whose rows are not fitted, only predicted (comma-separated; default: %(default)s)")
     ap.add_argument("--default-weight", type=float, default=20.0)
     ap.add_argument("--no-fit", action="store_true", help="no fit: the constants tbmodel.c has now, on every row")
     a = ap.parse_args()
+    global BW
+    BW = GPUS[a.gpu]["bw"]
     held = set(x for x in a.hold_out.split(",") if x)
     rows, held_rows = [], []
-    for spec in a.csv or CSVS:
+    specs = [(c, False) for c in a.csv] if a.csv else [(c, False) for c in GPUS[a.gpu]["csvs"]] + \
+        [(c, True) for c in GPUS[a.gpu].get("predict", [])]
+    for spec, predict_only in specs:
         path, _, since = spec.partition("@")
         with open(os.path.join(root, path) if not os.path.isabs(path) else path) as fh:
             for r in csv.DictReader(line for line in fh if not line.startswith("#")):
                 if since and r["measured"][:16] < since:
                     continue
-                got = candidate(a.stencilc, root, r["stencil"], r["flags"])
+                got = candidate(a.stencilc, root, r["stencil"], r["flags"], gpu=a.gpu)
                 if got is None:
                     continue
                 steps, cand = got
@@ -143,12 +163,12 @@ def main():
                 # the defaults count DEFAULT_WEIGHT times: the model must predict what --tb=auto builds
                 row = dict(r, flags=flags, src=path, steps=steps, cand=cand, dims=dims, ps=1000.0 / float(r["gcells"]),
                            now=cand["ps"], weight=a.default_weight if not flags else 1.0)
-                (held_rows if r["stencil"] in held else rows).append(row)
+                (held_rows if r["stencil"] in held or predict_only else rows).append(row)
     fitted = {}
     if a.no_fit:
         src = open(os.path.join(root, "compiler", "passes", "tbmodel.c")).read()
         for dims in (2, 3):
-            m = re.search(r"static const Consts fit%dd = \{([^}]*)\}" % dims, src)
+            m = re.search(r"static const Consts %s_%dd = \{([^}]*)\}" % (a.gpu, dims), src)
             fitted[dims] = dict(zip(NAMES, (float(v) for v in m.group(1).split(","))))
     for dims in (2, 3) if not a.no_fit else ():
         rs = [r for r in rows if r["dims"] == dims]
@@ -190,7 +210,7 @@ def main():
     print("fitted constants (tbmodel.c):")
     for dims in (2, 3):
         c = fitted[dims]
-        print("  static const Consts fit%dd = { %s };" % (dims, ", ".join(num(c[n]) for n in NAMES)))
+        print("  static const Consts %s_%dd = { %s };" % (a.gpu, dims, ", ".join(num(c[n]) for n in NAMES)))
     errs_now, errs_fit, fits = table(rows, fitted)
     # stencilc's own predictions (through --report=json's four decimals)
     # against the fit's formula with the constants it prints: the same
@@ -205,7 +225,8 @@ def main():
         summary(("fitted, defaults of " + path, [errs_fit[n] for n in i]))
     if held_rows:
         # rows the fit did not see: how the model does on shapes it was not fitted to
-        print("\nheld out of the fit (%s):" % ", ".join(sorted(held)))
+        print("\nheld out of the fit (%s%s):" % (", ".join(sorted(held)), "".join(
+            "; all of " + c for c, p in specs if p)))
         hn, hf, _ = table(held_rows, fitted)
         dflt = [i for i, r in enumerate(held_rows) if not r["flags"]]
         summary(("held out, now", hn), ("held out, fitted", hf), ("held out, now, defaults", [hn[i] for i in dflt]),

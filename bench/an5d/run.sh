@@ -47,7 +47,9 @@
 #          AN5D_N=N   every stencil's size instead (default: AN5D's, or
 #                      the unseen program's own N)
 #          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
-#          the sweep's (default the same); AN5D_BUILD_LIMIT=S seconds a
+#          the sweep's (default the same); AN5D_GPU=h100|h200  the time
+#          model's GPU for the predictions (stencilc --gpu; default this
+#          GPU's where the model has its constants, else h100); AN5D_BUILD_LIMIT=S seconds a
 #          build may take (default 240); OUT=dir for logs
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -123,7 +125,11 @@ build_failure() {
   fi
 }
 
-say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+# the time model's constants for this GPU (stencilc --gpu), where it has them
+case $gpu_name in *H200*) MODEL_GPU=h200 ;; *) MODEL_GPU=h100 ;; esac
+MODEL_GPU=${AN5D_GPU:-$MODEL_GPU}
+say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu_name   time model: --gpu=$MODEL_GPU"
 say "an5d: cases: $CASES; AN5D configurations tried: $TOP each; $REPS alternate runs; $STEPS steps"
 
 # GCells/s of an AN5D binary: its "Average: X GFLOPS" over its flops per point
@@ -158,7 +164,7 @@ for c in $CASES; do
   done
   echo "build/stencilc --target=cuda --build -o $B/$c.default $src > $B/$c.default.log 2>&1" > "$B/jobs/$c.default.sh"
   # the default's predicted time per step and its reasons (--report)
-  echo "build/stencilc --target=cuda --report $src -o $B/$c.report > /dev/null 2>&1" > "$B/jobs/$c.report.sh"
+  echo "build/stencilc --target=cuda --gpu=$MODEL_GPU --report $src -o $B/$c.report > /dev/null 2>&1" > "$B/jobs/$c.report.sh"
   if [ "${AN5D_VERIFY:-1}" = 1 ]; then
     echo "build/stencilc --target=c --cflags='-O2 -ffp-contract=off' --build -o $B/$c.cpu $src > $B/$c.cpu.log 2>&1" > "$B/jobs/$c.cpu.sh"
     for t in $VSTEPS; do
@@ -239,7 +245,7 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       # faster), timed under STN_TB=1 with STN_TB_TRIAL=1: 8 T + 1 steps,
       # 8 passes and a single step (AN5D's boxes of reach 3 and 4 grow past
       # float's range in 37 steps)
-      tt=$(build/stencilc --target=cuda --report --no-ptxas "$(src_of "$c")" 2>/dev/null |
+      tt=$(build/stencilc --target=cuda --gpu="$MODEL_GPU" --report --no-ptxas "$(src_of "$c")" 2>/dev/null |
            sed -n 's/.*temporal blocking: loop at line [0-9]*: \([0-9]*\) steps\{0,1\} per pass.*/\1/p' | head -1)
       if [ "$t" = default ] && [ "${AN5D_VERIFY_TRIAL:-1}" = 1 ] && [ "$(dims_of "$c")" = 3 ] && [ -n "$tt" ]; then
         targs=${args/--STEPS=13/--STEPS=$((8 * tt + 1))}
@@ -306,7 +312,7 @@ for c in $CASES; do
   done
   ratio=$(awk -v a="$a" -v m="$m" 'BEGIN { if (a > 0) printf "%.2f", m / a; else print "-" }')
   # the time model's prediction for the default (--report), and how far off it is
-  pred=$(build/stencilc --target=cuda --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
+  pred=$(build/stencilc --target=cuda --gpu="$MODEL_GPU" --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
     sed -n '/^kernel step/,/^kernel sum/p' |
     awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
   off=$(awk -v p="${pred:-0}" -v m="$m" 'BEGIN { if (p > 0 && m > 0) printf "%+.0f%%", (m / p - 1) * 100; else print "-" }')
@@ -333,7 +339,7 @@ if [ "${AN5D_SWEEP:-0}" = 1 ]; then
       [ -n "$r" ] || { r="RUN-FAILED"; fail=1; }
       # the time model's prediction for the same build (--report: its step kernel's predicted time)
       # shellcheck disable=SC2086
-      pred=$(build/stencilc --target=cuda ${v//:/ } --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
+      pred=$(build/stencilc --target=cuda --gpu="$MODEL_GPU" ${v//:/ } --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
         sed -n '/^kernel step/,/^kernel sum/p' |
         awk '/^  points:/ { p = $2 } /^  predicted:/ && /time model/ { printf "%.0f", p / ($2 * 1e6) }')
       line="$line ${v//:/ }=$r${pred:+ (model $pred)}"

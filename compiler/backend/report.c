@@ -670,7 +670,7 @@ void report_print(FILE *f, const IrProgram *cpu, const IrProgram *gpu, const Rep
   if (o->json) {
     fprintf(f, "{\"program\": ");
     json_str(f, cpu->src->name);
-    fprintf(f, ", \"bandwidth_gbs\": %.1f,\n  \"params\": [", o->bandwidth);
+    fprintf(f, ", \"gpu\": \"%s\", \"bandwidth_gbs\": %.1f,\n  \"params\": [", o->gpu, o->bandwidth);
     for (int i = 0; i < cpu->params.len; i++) {
       fprintf(f, "%s{\"name\": ", i ? ", " : "");
       json_str(f, cpu->params.data[i].name);
@@ -684,7 +684,8 @@ void report_print(FILE *f, const IrProgram *cpu, const IrProgram *gpu, const Rep
     fprintf(f, "  ]\n}\n");
     return;
   }
-  fprintf(f, "stencilc report for %s (predicted times at %.0f GB/s; --bandwidth sets it)\n", cpu->src->name, o->bandwidth);
+  fprintf(f, "stencilc report for %s (predicted times by the %s's time model at %.0f GB/s; --gpu and --bandwidth set them)\n",
+          cpu->src->name, o->gpu, o->bandwidth);
   fprintf(f, "params:");
   for (int i = 0; i < cpu->params.len; i++)
     fprintf(f, " %s=%.9g", cpu->params.data[i].name, cpu->params.data[i].def);

@@ -6,6 +6,7 @@
 typedef struct ReportOptions {
   int json;
   double bandwidth;        /* GB/s for the predicted times (--bandwidth) */
+  const char *gpu;         /* whose time model (--gpu: "H100", "H200") */
   const char *ptxas;       /* the output of nvcc -Xptxas -v on the CUDA code, or NULL */
 } ReportOptions;
 

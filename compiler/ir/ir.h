@@ -332,7 +332,7 @@ typedef struct IrTbCand {
   int rows;                /* 3-D fused: the points a thread computes a plane, rows along j (IrTb.rows), whose
                             * reads it loads from shared memory once (smem); 0 elsewhere */
 } IrTbCand;
-typedef struct IrTbModel { int n; IrTbCand c[8]; } IrTbModel;
+typedef struct IrTbModel { int n; int gpu; /* --gpu: whose constants (passes/tbmodel.c) */ IrTbCand c[8]; } IrTbModel;
 
 typedef enum HostKind { H_ASSIGN, H_CALL, H_FOR, H_WHILE, H_IF, H_BREAK, H_SWAP, H_PRINT,
                         H_TIMER, H_WRITE, H_READ } HostKind;

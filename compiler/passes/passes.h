@@ -18,6 +18,7 @@ typedef struct PassOptions {
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */
   int stream_pipeline;           /* -fstream-pipeline: CUDA stream kernels load plane i + 1's in-plane rows at plane i */
   int arch;                      /* --arch: CUDA compute capability x 10 (90 for sm_90) */
+  int gpu;                       /* --gpu: the time model's GPU (passes/tbmodel.c tb_model_gpu; 0: the H100) */
   const char *dump_after;  /* pass name, "all", or NULL */
   int verify;              /* run the IR verifier between passes */
   const char *cuda_strategy;  /* --cuda-strategy: "naive", "K=stream,naive", ... (pass_option_for_kernel); NULL: the heuristic */
@@ -94,6 +95,11 @@ int tb_strip_threads(const IrProgram *p, const IrTb *t, const IrKernel *k, int c
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o);
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
+/* The GPUs whose measured constants the model has (--gpu): NAME's index,
+ * or -1; one's name and copy bandwidth (GB/s, --report's default). */
+int tb_model_gpu(const char *name);
+const char *tb_model_gpu_what(int gpu);
+double tb_model_gpu_bandwidth(int gpu);
 int tb_model_area_light(const IrTbCand *e); /* 2-D passes: the march rule's light steps, by the constants of its measurement */
 double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs);
 
