@@ -32,7 +32,8 @@
  * shared-memory wavefront, a double's load two)
  * and a step takes the larger of bytes over the bandwidth a kernel of its
  * kind reaches (single steps ~90% of the copy bandwidth, fused passes, paced
- * by a barrier per plane, ~45-60%) and chip. The constants are a
+ * by a barrier per plane, ~45-60%) and chip. The constants are each
+ * GPU's own (--gpu; the H200's below, at h200_2d). The H100's are a
  * least-squares fit (in log time) by bench/an5d/fitmodel.py to the 724
  * rates of bench/an5d/measured.csv (AN5D's suite on an H100, sweeps and
  * default builds, docs/benchmarks.md 2026-11-25 to 28) and, since
@@ -116,7 +117,10 @@ static const Consts h100_3d = { 2.74, 0.111, 0.0257, 0.0, 0.239, 0.051, 50.2, 0.
  * 16:45). With these: 34 of 40 (median 4%; the misses are 2-D boxes of
  * reach 2 to 4 and 2-D doubles of reach 3 and 4, 17-23% off either
  * way), and 11 of bench/unseen's 23 (13 with the H100's constants: the
- * shapes the terms miss on the H100 too). */
+ * shapes the terms miss on the H100 too). On 132 builds the fit never
+ * saw, measured afterwards: 85 within 15% (84 with the H100's constants
+ * at 4250 GB/s, 72 at 3000). pd came out at the fit's bound, 4: AN5D's
+ * 3-D doubles of reach 2 and 3 in one-step passes are that slow. */
 static const Consts h200_2d = { 0.856, 0.442, 0.0216, 0.0, 0.109, 0.00318, 80.0, 0.529, 0.33, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.394 };
 static const Consts h200_3d = { 2.26, 0.0457, 0.0243, 0.0, 0.227, 0.0196, 36.0, 0.419, 0.33, 0.767, 2.33, 0.00118, 0.425, 4.0, 35.5, 0.0, 0.0 };
 
