@@ -47,8 +47,8 @@ those rows' reports run it (slower), the others' do not.
 Each GPU has its own constants (tbmodel.c's machines, stencilc --gpu):
 --gpu h100 (the default) fits the H100's rows (bench/an5d/measured.csv,
 bench/unseen/measured.csv), --gpu h200 the H200's
-(bench/an5d/measured.h200.csv: AN5D's suite and bench/unseen in one
-sweep).
+(bench/an5d/measured.h200.csv, AN5D's suite) and predicts, unfitted,
+bench/unseen's of the same sweep (bench/unseen/measured.h200.csv).
 
 usage: fitmodel.py [--gpu h100|h200] [--stencilc build/stencilc] [--csv FILE[@SINCE] ...] [--hold-out A,B,...] [--default-weight W]
 """
@@ -76,7 +76,8 @@ GPUS = {
     # one sweep of AN5D's suite, 2026-11-28 20:35-20:43 (4241-4276 GB/s
     # measured that day); bench/unseen's programs in the same sweep are only
     # predicted (fitted too, they pulled 6 of AN5D's 40 defaults past 15%
-    # and brought their own no closer: 13 of 23 either way)
+    # and had 13 of their own 23 within it, as many as the H100's constants
+    # give them; predicted only, 11)
     "h200": dict(bw=4250.0, csvs=["bench/an5d/measured.h200.csv"], predict=["bench/unseen/measured.h200.csv"]),
 }
 BW = GPUS["h100"]["bw"]
