@@ -194,7 +194,8 @@ static const OptDef optdefs[] = {
                             "chosen and rejected and why, resources, temporal blocking, predicted time per call" },
   { "--report=json", FLAG, NULL, "the same as JSON (schema: docs/report.schema.json)" },
   { "--gpu", VALUE, "NAME", "--report: the GPU whose measured time model predicts (h100, the default, or h200; "
-                           "docs/tblock.md); the generated code is the same" },
+                           "native: this machine's first GPU by nvidia-smi, h100 where it is neither; docs/tblock.md); "
+                           "the generated code is the same" },
   { "--bandwidth", VALUE, "GB/s", "--report: the memory bandwidth its predicted times assume (default the --gpu's "
                                   "measured copy bandwidth: 3000 for an H100, 4250 for an H200)" },
   { "--no-ptxas", FLAG, NULL, "--report: do not run nvcc for the real register and spill counts (estimates only)" },
@@ -259,6 +260,31 @@ static _Noreturn void bad_usage(const char *fmt, const char *arg)
   fprintf(stderr, fmt, arg);
   fprintf(stderr, "\nstencilc: run 'stencilc --help' for the options\n");
   exit(2);
+}
+
+/* --gpu=native: the model of this machine's first GPU, by the name
+ * nvidia-smi gives it; the H100's, with a note, where there is no GPU or
+ * the model has not measured it. */
+static int native_gpu(void)
+{
+  FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
+  char name[256] = "";
+  if (p && !fgets(name, sizeof name, p))
+    name[0] = 0;
+  int rc = p ? pclose(p) : -1;
+  name[strcspn(name, "\r\n")] = 0;
+  if (rc != 0 || !name[0]) {
+    fprintf(stderr, "stencilc: note: --gpu=native: no GPU found (nvidia-smi --query-gpu=name failed); "
+                    "predicting for an H100 (--gpu=h100)\n");
+    return 0;
+  }
+  int g = tb_model_gpu_of_device(name);
+  if (g < 0) {
+    fprintf(stderr, "stencilc: note: --gpu=native: the time model has not measured the %s; predicting for an H100 "
+                    "(--gpu=h100; --bandwidth gives its copy bandwidth)\n", name);
+    return 0;
+  }
+  return g;
 }
 
 static void parse_int(const char *text, const char *opt, int *out)
@@ -484,11 +510,13 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "--report=json")) o->report = "json";
     else if (streq(n, "--no-ptxas")) o->no_ptxas = 1;
     else if (streq(n, "--dump-all")) o->dump_after = "all";
+    else if (streq(n, "--gpu") && streq(value, "native"))
+      o->pass.gpu = native_gpu();
     else if (streq(n, "--gpu")) {
       o->pass.gpu = tb_model_gpu(value);
       if (o->pass.gpu < 0)
-        bad_usage("--gpu=%s: the time model has measured constants for h100 and h200 only; for another GPU give "
-                  "the nearest, and its copy bandwidth with --bandwidth", value);
+        bad_usage("--gpu=%s: the time model has measured constants for h100 and h200 only (native: this machine's "
+                  "GPU); for another GPU give the nearest, and its copy bandwidth with --bandwidth", value);
     }
     else if (streq(n, "--bandwidth")) {
       char *end;

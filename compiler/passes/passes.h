@@ -98,6 +98,8 @@ double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
 /* The GPUs whose measured constants the model has (--gpu): NAME's index,
  * or -1; one's name and copy bandwidth (GB/s, --report's default). */
 int tb_model_gpu(const char *name);
+/* The machine whose short name ("H200") a device's name contains, or -1. */
+int tb_model_gpu_of_device(const char *device);
 const char *tb_model_gpu_what(int gpu);
 double tb_model_gpu_bandwidth(int gpu);
 int tb_model_area_light(const IrTbCand *e); /* 2-D passes: the march rule's light steps, by the constants of its measurement */

@@ -143,6 +143,16 @@ int tb_model_gpu(const char *name)
   return -1;
 }
 
+/* The machine a device's name (nvidia-smi's "NVIDIA H200", "NVIDIA H100
+ * 80GB HBM3") is, by the model's short name in it, or -1. */
+int tb_model_gpu_of_device(const char *device)
+{
+  for (int i = 0; i < NMACHINES; i++)
+    if (strstr(device, machines[i].what))
+      return i;
+  return -1;
+}
+
 const char *tb_model_gpu_what(int gpu) { return machines[gpu].what; }
 double tb_model_gpu_bandwidth(int gpu) { return machines[gpu].bandwidth; }
 
