@@ -48,8 +48,8 @@
 #                      the unseen program's own N)
 #          AN5D_STEPS=N   time steps (default 1000); AN5D_SWEEP_STEPS=N
 #          the sweep's (default the same); AN5D_GPU=h100|h200  the time
-#          model's GPU for the predictions (stencilc --gpu; default this
-#          GPU's where the model has its constants, else h100); AN5D_BUILD_LIMIT=S seconds a
+#          model's GPU for the predictions (stencilc --gpu; default native:
+#          this GPU's where the model has its constants, else h100); AN5D_BUILD_LIMIT=S seconds a
 #          build may take (default 240); OUT=dir for logs
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -125,11 +125,10 @@ build_failure() {
   fi
 }
 
-gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-# the time model's constants for this GPU (stencilc --gpu), where it has them
-case $gpu_name in *H200*) MODEL_GPU=h200 ;; *) MODEL_GPU=h100 ;; esac
-MODEL_GPU=${AN5D_GPU:-$MODEL_GPU}
-say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $gpu_name   time model: --gpu=$MODEL_GPU"
+# the time model's constants for this GPU where it has them (stencilc
+# --gpu=native: by nvidia-smi's name, else the H100's)
+MODEL_GPU=${AN5D_GPU:-native}
+say "an5d: $(date -u '+%Y-%m-%d %H:%M UTC')   gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)   time model: $(build/stencilc --target=cuda --gpu="$MODEL_GPU" --report --no-ptxas bench/an5d/j2d5pt.stn 2>/dev/null | sed -n "1s/.*by the \(.*\)'s time model.*/\1/p") (--gpu=$MODEL_GPU)"
 say "an5d: cases: $CASES; AN5D configurations tried: $TOP each; $REPS alternate runs; $STEPS steps"
 
 # GCells/s of an AN5D binary: its "Average: X GFLOPS" over its flops per point
@@ -245,9 +244,12 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       # faster), timed under STN_TB=1 with STN_TB_TRIAL=1: 8 T + 1 steps,
       # 8 passes and a single step (AN5D's boxes of reach 3 and 4 grow past
       # float's range in 37 steps)
-      tt=$(build/stencilc --target=cuda --gpu="$MODEL_GPU" --report --no-ptxas "$(src_of "$c")" 2>/dev/null |
-           sed -n 's/.*temporal blocking: loop at line [0-9]*: \([0-9]*\) steps\{0,1\} per pass.*/\1/p' | head -1)
-      if [ "$t" = default ] && [ "${AN5D_VERIFY_TRIAL:-1}" = 1 ] && [ "$(dims_of "$c")" = 3 ] && [ -n "$tt" ]; then
+      # (T: the default's steps a pass, from its --report of the build jobs)
+      tt=
+      if [ "$t" = default ] && [ "${AN5D_VERIFY_TRIAL:-1}" = 1 ] && [ "$(dims_of "$c")" = 3 ]; then
+        tt=$(sed -n 's/.*temporal blocking: loop at line [0-9]*: \([0-9]*\) steps\{0,1\} per pass.*/\1/p' "$B/$c.report" 2>/dev/null | head -1)
+      fi
+      if [ -n "$tt" ]; then
         targs=${args/--STEPS=13/--STEPS=$((8 * tt + 1))}
         # shellcheck disable=SC2086
         "$B/$c.cpu" $targs --save=u="$B/$c.cpu.tu" --save=un="$B/$c.cpu.tun" > /dev/null 2>&1
