@@ -180,8 +180,9 @@ static void model_text(FILE *f, const ReportOptions *o, const IrStmt *s, double 
   }
   if (best >= 0 && m->c[best].steps != chosen)
     fprintf(f, "      the model's lowest is T=%d; T=%d comes from --tb (auto: the measured sweep of docs/benchmarks.md, "
-               "2026-11-25 and 26, within 4%% of the best on the 27 stencils it timed; the model misses the measured rates by a median "
-               "of 10%% per row, bench/an5d/fitmodel.py)\n", m->c[best].steps, chosen);
+               "2026-11-25 and 26, within 4%% of the best on the 27 stencils it timed; the %s's model misses the rates it was "
+               "fitted to by %s, bench/an5d/fitmodel.py)\n",
+            m->c[best].steps, chosen, tb_model_gpu_what(m->gpu), tb_model_gpu_fit(m->gpu));
 }
 
 /* A kernel compiled in variants (passes/gpu.c, decide_variants): each

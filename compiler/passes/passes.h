@@ -102,6 +102,7 @@ int tb_model_gpu(const char *name);
 int tb_model_gpu_of_device(const char *device);
 const char *tb_model_gpu_what(int gpu);
 double tb_model_gpu_bandwidth(int gpu);
+const char *tb_model_gpu_fit(int gpu);
 int tb_model_area_light(const IrTbCand *e); /* 2-D passes: the march rule's light steps, by the constants of its measurement */
 double tb_model_mem_ps(const IrTbCand *e, double bandwidth_gbs);
 
