@@ -77,7 +77,8 @@ GPUS = {
     # measured that day); bench/unseen's programs in the same sweep are only
     # predicted (fitted too, they pulled 6 of AN5D's 40 defaults past 15%
     # and had 13 of their own 23 within it, as many as the H100's constants
-    # give them; predicted only, 11)
+    # give them; predicted only, 11), and box3d4r's default of 2026-11-29
+    # 00:45 (the issue's table: its sweep is too slow to run)
     "h200": dict(bw=4250.0, csvs=["bench/an5d/measured.h200.csv"], predict=["bench/unseen/measured.h200.csv"]),
 }
 BW = GPUS["h100"]["bw"]
