@@ -267,6 +267,7 @@ static _Noreturn void bad_usage(const char *fmt, const char *arg)
  * the model has not measured it. */
 static int native_gpu(void)
 {
+  const int h100 = tb_model_gpu("h100");
   FILE *p = popen("nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null", "r");
   char name[256] = "";
   if (p && !fgets(name, sizeof name, p))
@@ -276,13 +277,13 @@ static int native_gpu(void)
   if (rc != 0 || !name[0]) {
     fprintf(stderr, "stencilc: note: --gpu=native: no GPU found (nvidia-smi --query-gpu=name failed); "
                     "predicting for an H100 (--gpu=h100)\n");
-    return 0;
+    return h100;
   }
   int g = tb_model_gpu_of_device(name);
   if (g < 0) {
     fprintf(stderr, "stencilc: note: --gpu=native: the time model has not measured the %s; predicting for an H100 "
                     "(--gpu=h100; --bandwidth gives its copy bandwidth)\n", name);
-    return 0;
+    return h100;
   }
   return g;
 }

@@ -96,7 +96,8 @@ int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const P
 IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const PassOptions *o, Arena *a);
 double tb_model_ps(const IrTbCand *e, double bandwidth_gbs);
 /* The GPUs whose measured constants the model has (--gpu): NAME's index,
- * or -1; one's name and copy bandwidth (GB/s, --report's default). */
+ * or -1; one's name, copy bandwidth (GB/s, --report's default) and how
+ * far its model is from the rates it was fitted to (--report's note). */
 int tb_model_gpu(const char *name);
 /* The machine whose short name ("H200") a device's name contains, or -1. */
 int tb_model_gpu_of_device(const char *device);
