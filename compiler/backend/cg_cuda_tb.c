@@ -627,6 +627,21 @@ static int whole_partial(const IrTb *tb, int l)
   return (l + 1) * tb->block[0] * tb->block[1] > whole_plane(tb);
 }
 
+/* The type of a 3-D fused pass's tile origin (wj0_, wk0_) and of its
+ * comparisons with the grid's extent: the kernel's index type I (32 bits
+ * where the grid has fewer than 2^31 points) for passes of four rows a
+ * thread, whose registers are not capped at 64: box3d1r 1.05x, j3d27pt
+ * 1.03x (H200, docs/benchmarks.md 2026-11-29 02:35). long for the others:
+ * held at 64 registers, ptxas recomputes a 32-bit origin from the
+ * block's index inside the march (star3d1r 0.80x, 2026-11-28 15:47), and
+ * the one-step passes and the doubles' gain nothing (box3d2r 0.99x,
+ * box3d1r.double, j3d27pt.double, star3d1r.double and star3d2r within
+ * 0.5%, 2026-11-29 02:43). */
+static const char *tile_index_type(const IrTb *tb)
+{
+  return tb->rows >= 4 && !tb->whole ? "I" : "long";
+}
+
 /* 3-D TB_STRIP: thread (tx_, ty_) of a BX_ x BY_ block computes the
  * points (row y, column v) of the tile at j = wj0_ + y, k = wk0_ + v,
  * y < RY_, v < V_; point y V_ + v is allocated (ca), in the region (cr),
@@ -640,13 +655,14 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
   const IrGrid *g = &p->grids.data[k->grid];
   const char *gname = cname(p, g->name);
   int V = tb->vec, RY = tb->rows;
+  const char *ty = tile_index_type(tb);
   buf_puts(b, "  const int tx_ = threadIdx.x, ty_ = threadIdx.y;\n");
   if (tb->whole) {
-    buf_puts(b, "  const long wk0_ = (long)blockIdx.x * BX_ * V_ + tx_ * V_;\n");
-    buf_puts(b, "  const long wj0_ = (long)blockIdx.y * BY_ * RY_ + ty_ * RY_;\n");
+    buf_printf(b, "  const %s wk0_ = (%s)blockIdx.x * BX_ * V_ + tx_ * V_;\n", ty, ty);
+    buf_printf(b, "  const %s wj0_ = (%s)blockIdx.y * BY_ * RY_ + ty_ * RY_;\n", ty, ty);
   } else {
-    buf_puts(b, "  const long wk0_ = (long)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n");
-    buf_puts(b, "  const long wj0_ = (long)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n");
+    buf_printf(b, "  const %s wk0_ = (%s)blockIdx.x * (BX_ * V_ - 2 * H2_) - H2_ + tx_ * V_;\n", ty, ty);
+    buf_printf(b, "  const %s wj0_ = (%s)blockIdx.y * (BY_ * RY_ - 2 * H1_) - H1_ + ty_ * RY_;\n", ty, ty);
   }
   buf_puts(b, "  const int xo_ = (P1_ + ty_ * RY_) * W_ + P2_ + tx_ * V_;  /* this thread's first point in a plane of x<pair>_ */\n");
   print_strip_smem(b, p, tb);
@@ -663,8 +679,8 @@ static void print_3d_points(Buf *b, const IrProgram *p, const IrTb *tb)
       print_allocated(b, g, gname, d, nm);
       /* own: outside the halo (none on whole tiles), inside the grid */
       const char *halo = tb->whole ? "" : arena_printf(p->arena, "%s + %d >= %s && %s + %d < %s && ", t, y, h, t, y, extent);
-      buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s%s + %d < (long)%s.n[%d];\n",
-                 x, y, nm, x, nm, x, x, y, halo, w, y, gname, d);
+      buf_printf(b, ", cr%s%d_ = %s >= %s_lo_ && %s < %s_hi_,\n             own%s%d_ = %s%s + %d < (%s)%s.n[%d];\n",
+                 x, y, nm, x, nm, x, x, y, halo, w, y, ty, gname, d);
     }
   }
   for (int c = 0; c < RY * V; c++)
