@@ -629,8 +629,9 @@ static int whole_partial(const IrTb *tb, int l)
 
 /* The type of a 3-D fused pass's tile origin (wj0_, wk0_) and of its
  * comparisons with the grid's extent: the kernel's index type I (32 bits
- * where the grid has fewer than 2^31 points) for passes of four rows a
- * thread, whose registers are not capped at 64: box3d1r 1.05x, j3d27pt
+ * where the grid has fewer than 2^31 points) for fused passes of four
+ * rows a thread (--tb-rows, tb_strip_rows; 128 registers unless
+ * --max-regs says less): box3d1r 1.05x, j3d27pt
  * 1.03x (H200, docs/benchmarks.md 2026-11-29 02:35). long for the others:
  * held at 64 registers, ptxas recomputes a 32-bit origin from the
  * block's index inside the march (star3d1r 0.80x, 2026-11-28 15:47), and
