@@ -35,7 +35,9 @@
 #                      io (bench/io.sh: reads, checkpoint/restart, writes
 #                      against the disk, Himeno L's checkpoint cost),
 #                      himeno (the default build of Himeno M and L against
-#                      bench/handwritten.cu's one-sweep kernel; HIMENO_REPS)
+#                      bench/handwritten.cu's one-sweep kernel; HIMENO_REPS),
+#                      persist (bench/persist.cu: relaunched single steps
+#                      against a CUDA graph and a persistent grid)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -404,6 +406,28 @@ section_harness() {
   nvcc -O3 -arch=sm_90 -std=c++17 -o "$T/prefetch" bench/prefetch.cu >"$LOG/prefetch.build.log" 2>&1 || {
     say "  prefetch: BUILD FAILED (prefetch.build.log)"; fail=1; return; }
   "$T/prefetch" 2>&1 | tee -a "$LOG/gpu.log"
+}
+
+# Issue 19's "a persistent grid where it beats relaunching" (not in the
+# full run): j2d5pt's single step relaunched, by PDL, in a CUDA graph and
+# as one cooperative launch with grid.sync() between steps, N = 64..8192,
+# each variant's field equal to the plain launches' bit for bit; then the
+# default build of bench/an5d/j2d5pt.stn at the same sizes and steps.
+section_persist() {
+  say ""
+  say "bench/persist.cu (us a step: relaunch, PDL, CUDA graph, persistent grid):"
+  nvcc -O3 -arch=sm_90 -std=c++17 -o "$T/persist" bench/persist.cu >"$LOG/persist.build.log" 2>&1 || {
+    say "  persist: BUILD FAILED (persist.build.log)"; fail=1; return; }
+  "$T/persist" 2>&1 | tee -a "$LOG/gpu.log" | grep -q 'all variants equal' || fail=1
+  build/stencilc --target=cuda --build -o "$T/j2d5pt" bench/an5d/j2d5pt.stn >"$LOG/persist.j2d5pt.log" 2>&1 || {
+    say "  j2d5pt: BUILD FAILED (persist.j2d5pt.log)"; fail=1; return; }
+  say "stencilc's j2d5pt default (the program's timer), us a step:"
+  local n st g
+  for n in 64 128 256 512 1024 2048 4096 8192; do
+    st=$((4000000000 / (n * n))); [ $st -lt 400 ] && st=400; [ $st -gt 20000 ] && st=20000; st=$((st / 2 * 2))
+    g=$("$T/j2d5pt" --N=$n --STEPS=$st | awk '/^GCells/ {print $3}')
+    say "  N=$n steps=$st: $(awk -v g="$g" -v n=$n 'BEGIN { printf "%.2f", n * n / (g * 1e3) }')"
+  done
 }
 
 # Issue 19's point 2: Himeno M and L, the default build against the
