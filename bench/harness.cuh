@@ -96,3 +96,24 @@ static double max_abs_diff(const float *a, const float *b, size_t n)
     md = fmax(md, fabs((double)h1[i] - h2[i]));
   return md;
 }
+
+// A launch on stream s: plain, or programmatic (PDL: the launch may start
+// while the one before it in the stream drains; the kernel waits with
+// griddepcontrol.wait before it reads what that one writes).
+template <typename K, typename... A> static void harness_launch(cudaStream_t s, bool pdl, dim3 g, dim3 b, K kernel, A... args)
+{
+  if (!pdl) {
+    kernel<<<g, b, 0, s>>>(args...);
+    return;
+  }
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = g;
+  cfg.blockDim = b;
+  cfg.stream = s;
+  cudaLaunchAttribute at[1];
+  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  at[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  CK(cudaLaunchKernelEx(&cfg, kernel, args...));
+}

@@ -35,20 +35,7 @@ __device__ __forceinline__ void pdl_trigger() { asm volatile("griddepcontrol.lau
 
 template <typename K, typename... A> static void launch(bool pdl, dim3 g, dim3 b, K kernel, A... args)
 {
-  if (!pdl) {
-    kernel<<<g, b, 0, S>>>(args...);
-    return;
-  }
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = g;
-  cfg.blockDim = b;
-  cfg.stream = S;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, kernel, args...));
+  harness_launch(S, pdl, g, b, kernel, args...);
 }
 
 // ms per launch: best of 5 runs of n launches (step(l) issues launch l).

@@ -73,20 +73,6 @@ __global__ void __launch_bounds__(BX * BY) persist_kernel(float *u, float *un, i
 
 static cudaStream_t S;
 
-static void launch_pdl(dim3 g, dim3 b, const float *u, float *un, int n)
-{
-  cudaLaunchConfig_t cfg = {};
-  cfg.gridDim = g;
-  cfg.blockDim = b;
-  cfg.stream = S;
-  cudaLaunchAttribute at[1];
-  at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  at[0].val.programmaticStreamSerializationAllowed = 1;
-  cfg.attrs = at;
-  cfg.numAttrs = 1;
-  CK(cudaLaunchKernelEx(&cfg, step_pdl_kernel, u, un, n));
-}
-
 enum { PLAIN, PDL, GRAPH, PERSIST, NV };
 static const char *names[NV] = { "plain", "pdl", "graph", "persist" };
 
@@ -100,8 +86,8 @@ static void run(int v, int n, int steps, float *a, float *b, int pblocks)
         step_kernel<<<grd, blk, 0, S>>>(a, b, n);
         step_kernel<<<grd, blk, 0, S>>>(b, a, n);
       } else {
-        launch_pdl(grd, blk, a, b, n);
-        launch_pdl(grd, blk, b, a, n);
+        harness_launch(S, true, grd, blk, step_pdl_kernel, (const float *)a, b, n);
+        harness_launch(S, true, grd, blk, step_pdl_kernel, (const float *)b, a, n);
       }
     }
   } else if (v == GRAPH) {
