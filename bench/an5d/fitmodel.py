@@ -81,7 +81,7 @@ GPUS = {
     # and had 13 of their own 23 within it, as many as the H100's constants
     # give them; predicted only, 11), and box3d4r's default of 2026-11-29
     # 00:45 (the issue's table: its sweep is too slow to run)
-    # xd: fitted on the H200 (2026-11-29 03:40: its 2-D doubles' defaults
+    # xd: fitted on the H200 (2026-11-29 03:50: its 2-D doubles' defaults
     # 17-23% off without it; 39 of 41 defaults within 15%, was 35); on the
     # H100 it cost defaults (50 of 66 within 15%, was 55), so 0 there. cr: no
     # row of the H200's fit reads a read-only field, so the H100's
