@@ -84,9 +84,9 @@ GPUS = {
     # xd: fitted on the H200 (2026-11-29 03:50: its 2-D doubles' defaults
     # 17-23% off without it; 39 of 41 defaults within 15%, was 35); on the
     # H100 it cost defaults (50 of 66 within 15%, was 55), so 0 there. cr: no
-    # row of the H200's fit reads a read-only field, so the H100's
+    # row of the H200's fit reads a read-only field, so the H100's (tbmodel.c)
     "h200": dict(bw=4250.0, csvs=["bench/an5d/measured.h200.csv"], predict=["bench/unseen/measured.h200.csv"],
-                 xd=True, cr=0.452),
+                 xd=True, cr_of="h100"),
 }
 BW = GPUS["h100"]["bw"]
 
@@ -109,6 +109,13 @@ def candidate(stencilc, root, stencil, flags, ptxas=False, gpu="h100"):
     if steps == 1 and not cand.get("strip") and not ptxas:
         return candidate(stencilc, root, stencil, flags, True, gpu)
     return steps, cand
+
+
+def consts_now(root, gpu, dims):
+    """The constants tbmodel.c has now for GPU's DIMS-D kernels."""
+    src = open(os.path.join(root, "compiler", "passes", "tbmodel.c")).read()
+    m = re.search(r"static const Consts %s_%dd = \{([^}]*)\}" % (gpu, dims), src)
+    return dict(zip(NAMES, (float(v) for v in m.group(1).split(","))))
 
 
 def num(v):
@@ -176,10 +183,8 @@ def main():
                 (held_rows if r["stencil"] in held or predict_only else rows).append(row)
     fitted = {}
     if a.no_fit:
-        src = open(os.path.join(root, "compiler", "passes", "tbmodel.c")).read()
         for dims in (2, 3):
-            m = re.search(r"static const Consts %s_%dd = \{([^}]*)\}" % (a.gpu, dims), src)
-            fitted[dims] = dict(zip(NAMES, (float(v) for v in m.group(1).split(","))))
+            fitted[dims] = consts_now(root, a.gpu, dims)
     for dims in (2, 3) if not a.no_fit else ():
         rs = [r for r in rows if r["dims"] == dims]
 
@@ -196,8 +201,8 @@ def main():
             fixed.update(cq=0.0, p0=0.0, pf=0.0, ps=0.0, pd=0.0, w0=0.0, kw=1.0)
             if not GPUS[a.gpu].get("xd"):
                 fixed["xd"] = 0.0
-            if GPUS[a.gpu].get("cr") is not None:
-                fixed["cr"] = GPUS[a.gpu]["cr"]
+            if GPUS[a.gpu].get("cr_of"):
+                fixed["cr"] = consts_now(root, GPUS[a.gpu]["cr_of"], 2)["cr"]
         else:
             fixed.update(kw=0.0, xd=0.0)  # 3-D: the march's planes are in the recompute already; doubles within 6% without xd
             if not any(r["cand"]["features"].get("readonly_loads", 0) > 0 and r["steps"] > 1 for r in rs):
