@@ -212,6 +212,7 @@ static const OptDef optdefs[] = {
   { "-fno-hoist", FLAG, NULL, "compute every value at every point (no loop-invariant motion)" },
   { "-fno-recip", FLAG, NULL, "keep divisions by loop invariants, and by a value that divides more than once (no reciprocal); with CUDA also -fno-rsqrt" },
   { "-fno-rsqrt", FLAG, NULL, "CUDA: keep x / sqrt(y) as a square root and a division (by default a reciprocal square root refined by a Newton step, within 1 ulp: docs/ir.md)" },
+  { "-fno-distribute", FLAG, NULL, "keep (a x + b y) * s as written instead of (a s) x + (b s) y where s and the coefficients are loop invariants (one product a point fewer; the last bits may differ: docs/ir.md)" },
   { "-fno-tb", FLAG, NULL, "no temporal blocking, whatever --tb says" },
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
@@ -534,6 +535,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-hoist")) o->pass.no_hoist = 1;
     else if (streq(n, "-fno-recip")) o->pass.no_recip = 1;
     else if (streq(n, "-fno-rsqrt")) o->pass.no_rsqrt = 1;
+    else if (streq(n, "-fno-distribute")) o->pass.no_distribute = 1;
     else if (streq(n, "-fno-tb")) o->pass.no_tb = 1;
     else if (streq(n, "-fno-simd")) o->pass.no_simd = 1;
     else if (streq(n, "-fno-queue")) o->pass.no_queue = 1;

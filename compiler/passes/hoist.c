@@ -57,7 +57,8 @@ static int is_float_div(const IrNode *n)
 
 /* Rebuilds K's nodes in order: each node with its arguments remapped to
  * the new nodes, then `rewrite` (which may add nodes before it and change
- * it; `i` is its old index), then the node itself; the roots follow. */
+ * it; `i` is its old index), then the node itself, keeping its use count;
+ * the roots follow. */
 typedef void (*Rewrite)(IrNodes *out, IrNode *n, int i, const void *ctx);
 static void rebuild(IrKernel *k, Rewrite rewrite, const void *ctx)
 {
@@ -70,6 +71,7 @@ static void rebuild(IrKernel *k, Rewrite rewrite, const void *ctx)
       n.arg[a] = map[n.arg[a]];
     rewrite(&out, &n, i, ctx);
     map[i] = ir_add(&out, n);
+    out.data[map[i]].uses = old.data[i].uses;  /* as counted before, if they were */
   }
   pass_remap_roots(k, map);
   free(map);
@@ -138,6 +140,171 @@ static void rsqrt_node(IrNodes *out, IrNode *n, int i, const void *ctx)
   }
 }
 
+/* Distributing an invariant scale over a weighted sum: (a x + b y + z) *
+ * s, with s and at least two coefficients a, b computed once per call,
+ * becomes (a s) x + (b s) y + s z. The products a s, b s are constants
+ * where a, b and s are (folded as the generated code would round them)
+ * and per-call values otherwise. It saves the product by s at every
+ * point where the sum's first two terms are both products, which an FMA
+ * cannot both absorb, and where no addition takes the scaled sum into an
+ * FMA already: j2d5pt's (5.1f u[-1,0] + ... + 5.2f u[1,0]) / 118 computes
+ * 5 instead of 6 flops a point (1.02x on an H200, j3d27pt 1.04x; but
+ * j2d9pt-gol 0.98x, whose shorter steady row ptxas schedules worse:
+ * docs/benchmarks.md, 2026-11-29). Each term is rounded once more or less
+ * than before, so the result may differ from the written order in the
+ * last bits, as with the reciprocal; -fno-distribute keeps the written
+ * form, and so does a sum the program names (a local), which the
+ * generated code keeps. */
+
+/* The value of the per-call tree at id if it folds to a constant:
+ * constants and + - * / and negations of them, rounded as its type. */
+static int const_value(const IrNodes *nd, int id, double *v)
+{
+  const IrNode *n = &nd->data[id];
+  double a, b = 0;
+  if (n->op == OP_CONST) {
+    *v = n->f;
+    return 1;
+  }
+  if (n->ty != TY_FLOAT && n->ty != TY_DOUBLE)
+    return 0;
+  if (n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL && n->op != OP_DIV && n->op != OP_NEG)
+    return 0;
+  if (!const_value(nd, n->arg[0], &a) || (n->op != OP_NEG && !const_value(nd, n->arg[1], &b)))
+    return 0;
+  double r = n->op == OP_ADD ? a + b : n->op == OP_SUB ? a - b : n->op == OP_MUL ? a * b
+           : n->op == OP_DIV ? a / b : -a;
+  *v = n->ty == TY_FLOAT ? (double)(float)r : r;
+  return 1;
+}
+
+/* Whether node id belongs to the sum tree of a product at level lv: an
+ * addition or subtraction of that type and level used only there. */
+static int sum_node(const IrNodes *nd, int id, Type ty, int lv)
+{
+  const IrNode *n = &nd->data[id];
+  return (n->op == OP_ADD || n->op == OP_SUB) && n->ty == ty && n->level == lv && n->uses == 1;
+}
+
+/* A leaf's invariant coefficient: c where the leaf is c * x or x * c
+ * with c computed once per call and x not (*x set), else -1. */
+static int leaf_coef(const IrNodes *nd, int id, int *x)
+{
+  const IrNode *n = &nd->data[id];
+  if (n->op != OP_MUL || n->level == 0)
+    return -1;
+  for (int a = 0; a < 2; a++)
+    if (nd->data[n->arg[a]].level == 0 && nd->data[n->arg[1 - a]].level > 0) {
+      *x = n->arg[1 - a];
+      return n->arg[a];
+    }
+  return -1;
+}
+
+/* Counts the tree's operations whose two operands are both products
+ * before (*before, a deep product leaf each) and after distributing
+ * (*after: every leaf that is not per-call becomes one), and its leaves
+ * with a coefficient (*coefs); 0 where a leaf is a product of two varying
+ * values, which would need a product more. */
+static int sum_shape(const IrNodes *nd, int id, Type ty, int lv, int *before, int *after, int *coefs)
+{
+  const IrNode *n = &nd->data[id];
+  int prod[2], deep[2];
+  for (int a = 0; a < 2; a++) {
+    int c = n->arg[a], x;
+    const IrNode *m = &nd->data[c];
+    if (sum_node(nd, c, ty, lv)) {
+      if (!sum_shape(nd, c, ty, lv, before, after, coefs))
+        return 0;
+      prod[a] = deep[a] = 0;
+      continue;
+    }
+    if (m->op == OP_MUL && m->level > 0 && leaf_coef(nd, c, &x) < 0)
+      return 0;
+    prod[a] = m->op == OP_MUL && m->level > 0;
+    deep[a] = m->level > 0;
+    *coefs += prod[a];
+  }
+  *before += prod[0] && prod[1];
+  *after += deep[0] && deep[1];
+  return 1;
+}
+
+/* Rebuilds the tree at id in OUT with every leaf multiplied by s, the
+ * constant products folded (fold: not -fno-fold); returns the new node. */
+static int scale_tree(IrNodes *out, int id, int s, Type ty, int lv, int fold)
+{
+  IrNode n = out->data[id];
+  if (sum_node(out, id, ty, lv)) {
+    n.arg[0] = scale_tree(out, n.arg[0], s, ty, lv, fold);
+    n.arg[1] = scale_tree(out, n.arg[1], s, ty, lv, fold);
+    n.name = NULL;
+    n.uses = 0;
+    return ir_add(out, n);
+  }
+  int x = id, c = leaf_coef(out, id, &x), coef = s;
+  if (c >= 0 || n.level == 0) {
+    /* the new coefficient: c s, or the per-call term times s */
+    int f = c >= 0 ? c : id;
+    double cv, sv;
+    IrNode k = { .op = OP_MUL, .ty = ty, .arg = { f, s, -1 }, .span = n.span, .level = 0 };
+    if (fold && const_value(out, f, &cv) && const_value(out, s, &sv)) {
+      double r = cv * sv;
+      k = (IrNode){ .op = OP_CONST, .ty = ty, .f = ty == TY_FLOAT ? (double)(float)r : r, .span = n.span,
+                    .arg = { -1, -1, -1 }, .level = 0 };
+    }
+    coef = const_value(out, f, &cv) && cv == 1 ? s : ir_add(out, k);
+    if (n.level == 0)
+      return coef;
+  }
+  IrNode m = { .op = OP_MUL, .ty = ty, .arg = { coef, x, -1 }, .span = n.span, .level = out->data[x].level };
+  return ir_add(out, m);
+}
+
+/* fused[i]: node i's one use adds it to something, so an FMA takes its
+ * product for free and distributing it would save nothing there. */
+typedef struct Distribute { const char *fused; int fold, *done; } Distribute;
+static void distribute_node(IrNodes *out, IrNode *n, int i, const void *ctx)
+{
+  const Distribute *d = ctx;
+  const char *fused = d->fused;
+  if (n->op != OP_MUL || (n->ty != TY_FLOAT && n->ty != TY_DOUBLE) || n->level == 0)
+    return;
+  for (int a = 0; a < 2; a++) {
+    int e = n->arg[a], s = n->arg[1 - a], before = !fused[i], after = 0, coefs = 0;
+    if (out->data[s].level != 0 || !sum_node(out, e, n->ty, n->level) || out->data[e].name ||
+        !sum_shape(out, e, n->ty, n->level, &before, &after, &coefs) || after >= before || coefs < 2)
+      continue;
+    int r = scale_tree(out, e, s, n->ty, n->level, d->fold);
+    *d->done = 1;
+    /* n becomes the new tree's root (the copy appended last is dead) */
+    n->op = out->data[r].op;
+    n->arg[0] = out->data[r].arg[0];
+    n->arg[1] = out->data[r].arg[1];
+    return;
+  }
+}
+
+static void distribute_kernel(IrKernel *k, int fold)
+{
+  const IrNodes *nd = &k->nodes;
+  char *fused = xrealloc(NULL, (size_t)nd->len + 1);
+  ir_count_uses(k);
+  for (int i = 0; i < nd->len; i++)
+    fused[i] = 0;
+  for (int i = 0; i < nd->len; i++) {
+    const IrNode *n = &nd->data[i];
+    if (n->op == OP_ADD || n->op == OP_SUB)
+      for (int a = 0; a < 2; a++)
+        fused[n->arg[a]] |= nd->data[n->arg[a]].uses == 1 && nd->data[n->arg[a]].ty == n->ty;
+  }
+  int done = 0;
+  rebuild(k, distribute_node, &(Distribute){ fused, fold, &done });
+  if (done)
+    pass_compact(k);  /* the sums as written */
+  free(fused);
+}
+
 void pass_hoist(IrProgram *p, const PassOptions *o)
 {
   for (int i = 0; i < p->kernels.len; i++) {
@@ -169,5 +336,7 @@ void pass_hoist(IrProgram *p, const PassOptions *o)
       recip_kernel(k);
     if (!o->no_recip && !o->no_rsqrt && o->target == TARGET_CUDA)
       rebuild(k, rsqrt_node, NULL);
+    if (!o->no_distribute)
+      distribute_kernel(k, !o->no_fold);
   }
 }

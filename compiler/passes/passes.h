@@ -10,6 +10,7 @@ typedef struct PassOptions {
   Target target;
   int no_fold, no_cse, no_hoist, no_recip;
   int no_rsqrt;                  /* -fno-rsqrt: CUDA keeps x / sqrt(y) (passes/hoist.c) */
+  int no_distribute;             /* -fno-distribute: keep (a x + b y) * s as written (passes/hoist.c) */
   int no_fold_zeros;             /* -fno-fold-zeros: keep float x*0, x+0, 0-x as written */
   int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
   int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
