@@ -496,6 +496,10 @@ void print_kernel_title(Buf *b, const IrProgram *p, const IrKernel *k)
   else
     buf_printf(b, "a box of %s", g->name);
   buf_printf(b, "; %d flops, %d bytes per point", k->flops, k->bytes_read + k->bytes_written);
+  if (k->distributed)
+    buf_printf(b, "; %s scale distributed over %s coefficients (-fno-distribute keeps %s)",
+               k->distributed > 1 ? "each sum's" : "the sum's", k->distributed > 1 ? "their" : "its",
+               k->distributed > 1 ? "them" : "it");
 }
 
 /* The kernel's profile record (--profile), with the cost pass's counts. */

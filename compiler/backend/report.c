@@ -424,6 +424,10 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     fprintf(f, "  points:        set by its arguments (a box)\n");
   fprintf(f, "  per point:     %d flops, %d bytes read + %d written = %d bytes (%d words), %.2f flops per byte\n", k->flops,
           k->bytes_read, k->bytes_written, bytes, bytes / 4, bytes ? (double)k->flops / bytes : 0.0);
+  if (k->distributed)
+    fprintf(f, "  hoist:         the invariant scale of %d sum%s distributed over the coefficients: (a x + b y) * s "
+               "computed as (a s) x + (b s) y, a product a point fewer (-fno-distribute keeps the written form)\n",
+            k->distributed, k->distributed > 1 ? "s" : "");
   fprintf(f, "  halo of %s:", g->name);
   for (int d = 0; d < g->rank; d++)
     fprintf(f, " %d:%d%s", g->halo_lo[d], g->halo_hi[d], g->periodic[d] ? " (periodic)" : "");

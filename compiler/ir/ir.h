@@ -92,6 +92,7 @@ typedef struct IrKernel {
   Vec(IrRed) reds;
   /* analyses (cost pass) */
   int flops, bytes_read, bytes_written, fields_read, fields_written;
+  int distributed;         /* hoist: sums whose invariant scale went into their coefficients */
   /* decisions (schedule pass) */
   int omp_collapse;        /* loops fused under `omp parallel for` (0: serial) */
   int simd;                /* mark the innermost loop `omp simd` */

@@ -276,7 +276,7 @@ static void distribute_node(IrNodes *out, IrNode *n, int i, const void *ctx)
         !sum_shape(out, e, n->ty, n->level, &before, &after, &coefs) || after >= before || coefs < 2)
       continue;
     int r = scale_tree(out, e, s, n->ty, n->level, d->fold);
-    *d->done = 1;
+    (*d->done)++;
     /* n becomes the new tree's root (the copy appended last is dead) */
     n->op = out->data[r].op;
     n->arg[0] = out->data[r].arg[0];
@@ -302,6 +302,7 @@ static void distribute_kernel(IrKernel *k, int fold)
   rebuild(k, distribute_node, &(Distribute){ fused, fold, &done });
   if (done)
     pass_compact(k);  /* the sums as written */
+  k->distributed = done;
   free(fused);
 }
 
