@@ -76,6 +76,24 @@ static double round_as(Type t, double x)
   return t == TY_FLOAT ? (double)(float)x : t == TY_INT ? trunc(x) : t == TY_BOOL ? (x != 0) : x;
 }
 
+int pass_const_value(const IrNodes *nd, int id, double *v)
+{
+  const IrNode *n = &nd->data[id];
+  const OpInfo *oi = &op_info[n->op];
+  if (ir_is_const(nd, id, v))
+    return 1;
+  if (oi->form == LEAF || n->op == OP_TABLE)
+    return 0;
+  double a[3];
+  for (int k = 0; k < oi->nargs; k++)
+    if (!pass_const_value(nd, n->arg[k], &a[k]))
+      return 0;
+  if ((n->op == OP_DIV || n->op == OP_MOD) && n->ty == TY_INT && a[1] == 0)
+    return 0;
+  *v = round_as(n->ty, eval(n, a));
+  return 1;
+}
+
 /* Rewrites node id, which computes x * -1 or 0 - x, in place into -x:
  * appending would break the topological order. */
 static int negate(IrKernel *k, int id, int x)

@@ -156,28 +156,6 @@ static void rsqrt_node(IrNodes *out, IrNode *n, int i, const void *ctx)
  * form, and so does a sum the program names (a local), which the
  * generated code keeps. */
 
-/* The value of the per-call tree at id if it folds to a constant:
- * constants and + - * / and negations of them, rounded as its type. */
-static int const_value(const IrNodes *nd, int id, double *v)
-{
-  const IrNode *n = &nd->data[id];
-  double a, b = 0;
-  if (n->op == OP_CONST) {
-    *v = n->f;
-    return 1;
-  }
-  if (n->ty != TY_FLOAT && n->ty != TY_DOUBLE)
-    return 0;
-  if (n->op != OP_ADD && n->op != OP_SUB && n->op != OP_MUL && n->op != OP_DIV && n->op != OP_NEG)
-    return 0;
-  if (!const_value(nd, n->arg[0], &a) || (n->op != OP_NEG && !const_value(nd, n->arg[1], &b)))
-    return 0;
-  double r = n->op == OP_ADD ? a + b : n->op == OP_SUB ? a - b : n->op == OP_MUL ? a * b
-           : n->op == OP_DIV ? a / b : -a;
-  *v = n->ty == TY_FLOAT ? (double)(float)r : r;
-  return 1;
-}
-
 /* Whether node id belongs to the sum tree of a product at level lv: an
  * addition or subtraction of that type and level used only there. */
 static int sum_node(const IrNodes *nd, int id, Type ty, int lv)
@@ -246,14 +224,17 @@ static int scale_tree(IrNodes *out, int id, int s, Type ty, int lv, int fold)
   if (c >= 0 || n.level == 0) {
     /* the new coefficient: c s, or the per-call term times s */
     int f = c >= 0 ? c : id;
-    double cv, sv;
-    IrNode k = { .op = OP_MUL, .ty = ty, .arg = { f, s, -1 }, .span = n.span, .level = 0 };
-    if (fold && const_value(out, f, &cv) && const_value(out, s, &sv)) {
-      double r = cv * sv;
-      k = (IrNode){ .op = OP_CONST, .ty = ty, .f = ty == TY_FLOAT ? (double)(float)r : r, .span = n.span,
-                    .arg = { -1, -1, -1 }, .level = 0 };
+    double cv;
+    if (pass_const_value(out, f, &cv) && cv == 1) {
+      coef = s;
+    } else {
+      IrNode k = { .op = OP_MUL, .ty = ty, .arg = { f, s, -1 }, .span = n.span, .level = 0 };
+      coef = ir_add(out, k);
+      if (fold && pass_const_value(out, coef, &cv)) {
+        IrNode *m = &out->data[coef];
+        m->op = OP_CONST, m->f = cv, m->arg[0] = m->arg[1] = -1;
+      }
     }
-    coef = const_value(out, f, &cv) && cv == 1 ? s : ir_add(out, k);
     if (n.level == 0)
       return coef;
   }

@@ -132,6 +132,9 @@ int pass_option_next(const char **s, PassOptionItem *it);
 const char *pass_option_for_kernel(const char *spec, const char *name, size_t *len);
 
 void pass_fold(IrProgram *p, const PassOptions *o);
+/* The value node id folds to (its tree of constants, evaluated and
+ * rounded as pass_fold does: as the generated code would), if it does. */
+int pass_const_value(const IrNodes *nd, int id, double *v);
 void pass_cse(IrProgram *p, const PassOptions *o);
 void pass_hoist(IrProgram *p, const PassOptions *o);
 void pass_schedule(IrProgram *p, const PassOptions *o);
