@@ -16,7 +16,7 @@ SRCS    = compiler/main.c compiler/util.c compiler/diag.c $(FRONT) \
           compiler/sema/sema.c compiler/sema/inline.c \
           compiler/ir/ir.c compiler/ir/lower.c compiler/ir/verify.c \
           compiler/passes/fold.c compiler/passes/cse.c compiler/passes/hoist.c \
-          compiler/passes/mpi.c compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/tbmodel.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
+          compiler/passes/mpi.c compiler/passes/schedule.c compiler/passes/tblock.c compiler/passes/tbmodel.c compiler/passes/graph.c compiler/passes/gpu.c compiler/passes/cost.c compiler/passes/pipeline.c \
           compiler/backend/cg_common.c compiler/backend/cg_c.c compiler/backend/cg_c_tb.c compiler/backend/cg_cuda.c compiler/backend/cg_cuda_tb.c \
           compiler/backend/cg_lib.c compiler/backend/report.c
 GEN     = $(B)/gen/parser.tab.c $(B)/gen/lexer.c

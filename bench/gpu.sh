@@ -37,7 +37,9 @@
 #                      himeno (the default build of Himeno M and L against
 #                      bench/handwritten.cu's one-sweep kernel; HIMENO_REPS),
 #                      persist (bench/persist.cu: relaunched single steps
-#                      against a CUDA graph and a persistent grid)
+#                      against a CUDA graph and a persistent grid), graph
+#                      (time loops replayed as CUDA graphs: values against
+#                      launching every kernel, and timed; GRAPH_REPS)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -429,6 +431,84 @@ section_persist() {
     st=$((4000000000 / (n * n))); [ $st -lt 400 ] && st=400; [ $st -gt 20000 ] && st=20000; st=$((st / 2 * 2))
     g=$("$T/j2d5pt" --N=$n --STEPS=$st | awk '/^GCells/ {print $3}')
     say "  N=$n steps=$st: $(awk -v g="$g" -v n=$n 'BEGIN { printf "%.2f", n * n / (g * 1e3) }')"
+  done
+}
+
+# Time loops replayed as CUDA graphs (passes/graph.c, runtime/stn_cuda.h
+# stn_cuda_graph), in the full run: each program, built with the default
+# flags, prints the same values with STN_GRAPH=1 (replayed wherever
+# recording works) as with STN_GRAPH=0 (every kernel launched; the verify
+# section checks those against the CPU), timing and rate lines aside, and
+# saves the same field bit for bit where the case names one; compute-sanitizer's
+# memcheck on two forced replays. Then the default (replayed where its
+# first replay took under 95% of as many plain iterations) against
+# STN_GRAPH=0, alternately, GRAPH_REPS times, best of each, at sizes from
+# launch-bound to not: seconds of the program's timer.
+graph_cases() {
+  cat <<'CASES'
+j2d5pt|bench/an5d/j2d5pt.stn|--N=64 --STEPS=4000|--N=301 --STEPS=200|u
+j2d5pt|bench/an5d/j2d5pt.stn|--N=256 --STEPS=4000|
+j2d5pt|bench/an5d/j2d5pt.stn|--N=1024 --STEPS=4000|
+j2d5pt|bench/an5d/j2d5pt.stn|--N=2048 --STEPS=2000|
+j2d5pt|bench/an5d/j2d5pt.stn|--N=8192 --STEPS=400|
+star3d1r|bench/an5d/star3d1r.stn|--N=64 --STEPS=4000|--N=45 --STEPS=150|u
+star3d1r|bench/an5d/star3d1r.stn|--N=128 --STEPS=2000|
+lbm_d2q9|examples/lbm_d2q9.stn|--STEPS=100000|--STEPS=300|ux
+lbm_d2q9|examples/lbm_d2q9.stn|--NX=1024 --NY=1024 --STEPS=2000|
+grayscott|examples/grayscott.stn||--N=64 --STEPS=300
+himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=4000|--NI=17 --NJ=17 --NK=33 --ITERS=200
+himeno|examples/himeno.stn|--ITERS=2000|
+diffusion3d|examples/diffusion3d.stn|--STEPS=4000|--N=40 --STEPS=150
+diffusion3d|examples/diffusion3d.stn|--N=256 --STEPS=200|
+CASES
+}
+section_graph() {
+  say ""
+  say "CUDA graphs of time loops: values with STN_GRAPH=1 against STN_GRAPH=0; the default against STN_GRAPH=0, seconds (best of ${GRAPH_REPS:-2}):"
+  mkdir -p "$T/graph"
+  local ex src args check field built=" " a b r t0 t1 x choice
+  local vals='time|gcells|gflops|mflops|mlups|per second|rate'
+  while IFS='|' read -r ex src args check field; do
+    if [ "${built/ $ex /}" = "$built" ]; then
+      build/stencilc --target=cuda --build -o "$T/graph/$ex" "$src" >"$LOG/graph.$ex.build.log" 2>&1 || {
+        say "  $ex: BUILD FAILED (graph.$ex.build.log)"; fail=1; continue; }
+      built="$built$ex "
+    fi
+    if [ -n "$check" ]; then
+      rm -f "$T/graph/f.g1" "$T/graph/f.g0"
+      # shellcheck disable=SC2086
+      (cd "$T/graph" && STN_GRAPH=1 STN_GRAPH_VERBOSE=1 "./$ex" $check ${field:+--save=$field=f.g1} > "$ex.g1" 2>"$ex.g1.err"
+       STN_GRAPH=0 "./$ex" $check ${field:+--save=$field=f.g0} > "$ex.g0" 2>/dev/null)
+      if ! grep -q 'as a CUDA graph' "$T/graph/$ex.g1.err"; then
+        say "  $ex $check: NOT REPLAYED with STN_GRAPH=1: $(head -1 "$T/graph/$ex.g1.err")"; fail=1
+      elif ! cmp -s <(grep -Eiv "$vals" "$T/graph/$ex.g1") <(grep -Eiv "$vals" "$T/graph/$ex.g0"); then
+        say "  $ex $check: VALUES DIFFER with STN_GRAPH=1"; diff "$T/graph/$ex.g1" "$T/graph/$ex.g0" | head -6 | tee -a "$LOG/gpu.log"; fail=1
+      elif [ -n "$field" ] && ! cmp -s "$T/graph/f.g1" "$T/graph/f.g0"; then
+        say "  $ex $check: SAVED $field DIFFERS with STN_GRAPH=1"; fail=1
+      else
+        say "  $ex $check: replayed, values equal to STN_GRAPH=0's${field:+, $field bit for bit}"
+      fi
+    fi
+    [ -n "$args" ] || continue # checked only (grayscott prints no time)
+    t0=1e30 t1=1e30 choice=
+    for r in $(seq 1 "${GRAPH_REPS:-2}"); do
+      # shellcheck disable=SC2086
+      a=$(cd "$T/graph" && STN_GRAPH=0 "./$ex" $args 2>/dev/null | awk -F': ' 'tolower($0) ~ /^time/ {print $2; exit}')
+      # shellcheck disable=SC2086
+      b=$(cd "$T/graph" && STN_GRAPH_VERBOSE=1 "./$ex" $args 2>"$ex.v.err" | awk -F': ' 'tolower($0) ~ /^time/ {print $2; exit}')
+      [ -z "$choice" ] && choice=$(sed -n 's/.*as a CUDA graph: //p' "$T/graph/$ex.v.err" | head -1)
+      t0=$(awk -v x="$t0" -v y="$a" 'BEGIN {print (y != "" && y < x ? y : x)}')
+      t1=$(awk -v x="$t1" -v y="$b" 'BEGIN {print (y != "" && y < x ? y : x)}')
+    done
+    awk -v ex="$ex" -v args="$args" -v a="$t0" -v b="$t1" -v c="${choice:-not timed (fused passes, or too few iterations)}" 'BEGIN {
+      if (a >= 1e30 || b >= 1e30) printf "  %-11s %-38s no time printed\n", ex, args
+      else printf "  %-11s %-38s STN_GRAPH=0 %9.5f  default %9.5f  %5.2fx  (%s)\n", ex, args, a, b, a / b, c }' | tee -a "$LOG/gpu.log"
+  done < <(graph_cases)
+  (cd "$T/graph" && STN_GRAPH=1 compute-sanitizer --tool memcheck ./j2d5pt --N=67 --STEPS=60 > san.j2d5pt 2>&1
+   STN_GRAPH=1 compute-sanitizer --tool memcheck ./himeno --NI=17 --NJ=17 --NK=33 --ITERS=60 > san.himeno 2>&1)
+  for x in j2d5pt himeno; do
+    if grep -q 'ERROR SUMMARY: 0 errors' "$T/graph/san.$x"; then say "  memcheck, $x replayed: 0 errors"
+    else say "  memcheck, $x replayed: ERRORS"; tail -5 "$T/graph/san.$x" | tee -a "$LOG/gpu.log"; fail=1; fi
   done
 }
 
@@ -857,6 +937,7 @@ while IFS='|' read -r ex size args bpp fpp pts iters kn; do
 done < <(cases)
 section_steps
 section_lib
+section_graph
 section_mpi
 [ $fail = 0 ] && say "all verified" || say "FAILURES above"
 exit $fail

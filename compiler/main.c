@@ -217,6 +217,7 @@ static const OptDef optdefs[] = {
   { "-fno-simd", FLAG, NULL, "OpenMP: no 'omp simd' on the innermost loops" },
   { "-fno-queue", FLAG, NULL, "CUDA stream strategy: load every read again instead of keeping a field's column in registers" },
   { "-fno-pdl", FLAG, NULL, "CUDA: plain launches (no programmatic dependent launch on sm_90 and later)" },
+  { "-fno-graph", FLAG, NULL, "CUDA: time loops launch every kernel instead of replaying their iterations as a CUDA graph" },
   { "-fstream-pipeline", FLAG, NULL, "CUDA stream strategy: load the next plane's in-plane neighbours while computing this plane (software pipelining; by default only in kernels shaped like CG's apply, see --report)" },
   { "-ffast-math", FLAG, NULL, "--build: compile with approximate maths (nvcc --use_fast_math -DSTN_FAST_MATH: division, sqrt, exp, the reciprocal square root and friends a few ulp off; C: -ffast-math); results then differ from the default build's in the last bits" },
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
@@ -545,6 +546,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fno-tb-partial-sums")) o->pass.no_tb_psum = 1;
     else if (streq(n, "-ffast-math")) o->fast_math = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;
+    else if (streq(n, "-fno-graph")) o->pass.no_graph = 1;
     else if (streq(n, "--help")) { usage(stdout); exit(0); }
     else if (streq(n, "--version")) { printf("stencilc %s\n", STENCILC_VERSION); exit(0); }
     else ice("option '%s' declared but not handled", n);

@@ -129,11 +129,21 @@ int stn_cuda_pick_variant(stn_tune *t, const stn_variant *v, const void *const *
   return pick;
 }
 
+/* While a graph records (stn_cuda_graph_record_begin): the first launch
+ * error, which makes the recording fail instead of the program. */
+static int recording;
+static cudaError_t recording_err;
+
 void stn_cuda_check_launch(const char *kernel, dim3 grid, dim3 block)
 {
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess)
     return;
+  if (recording) {
+    if (recording_err == cudaSuccess)
+      recording_err = err;
+    return;
+  }
   stn_fatal("kernel %s failed to launch with grid %ux%ux%u and block %ux%ux%u: %s\n"
             "  try another block shape (--block=... when compiling)", kernel, grid.x, grid.y, grid.z,
             block.x, block.y, block.z, cudaGetErrorString(err));
@@ -335,6 +345,9 @@ void stn_cuda_tune_store(stn_tune *t, const stn_grid *g, double ms, double defau
 
 unsigned long stn_cuda_seq, stn_cuda_barrier;
 int stn_cuda_pdl = 1;
+cudaStream_t stn_cuda_stream;
+int stn_cuda_after_graph;
+static stn_program *program; /* its fields, for the graphs' checks */
 
 static void cuda_snapshot(const stn_field *f, int slot);
 static void cuda_snapshot_get(const stn_field *f, int slot, void *dense);
@@ -343,6 +356,7 @@ static void cuda_host_free(void *p);
 
 void stn_cuda_init(stn_program *p)
 {
+  program = p;
   stn_field_io.get = stn_cuda_field_get;
   stn_field_io.set = stn_cuda_field_set;
   stn_field_io.sync = stn_cuda_sync;
@@ -721,7 +735,7 @@ double *stn_cuda_reduction_partials(stn_reduction *r, size_t nblocks)
   }
   r->nblocks = nblocks;
   if (r->atomic) {
-    identity_kernel<<<1, STN_MAXRED>>>(r->part, r->nred, ops_of(r));
+    identity_kernel<<<1, STN_MAXRED, 0, stn_cuda_stream>>>(r->part, r->nred, ops_of(r));
     stn_cuda_check_launch("reduction (identities)", dim3(1), dim3(STN_MAXRED));
   }
   return r->part;
@@ -840,4 +854,173 @@ double stn_cuda_time(void)
 {
   stn_cuda_sync();
   return stn_time();
+}
+
+/* ---- time loops replayed as CUDA graphs (stn_cuda.h) ---- */
+static cudaStream_t graph_stream;        /* records the graphs: non-blocking, so the legacy stream's work is not part of them */
+static stn_field *graph_saved;           /* the fields' descriptors when recording began */
+
+/* STN_GRAPH: 0 off, 1 on wherever recording works, else (-1) by the
+ * timing; STN_GRAPH_VERBOSE=1: each loop's times and choice on stderr. */
+static int graph_env(void)
+{
+  static int env = -2;
+  if (env == -2) {
+    const char *e = getenv("STN_GRAPH");
+    env = e && strcmp(e, "0") == 0 ? 0 : e && strcmp(e, "1") == 0 ? 1 : -1;
+  }
+  return env;
+}
+
+static bool graph_verbose(void)
+{
+  const char *e = getenv("STN_GRAPH_VERBOSE");
+  return e && *e && strcmp(e, "0") != 0;
+}
+
+/* Whether every field's storage is where g recorded it. */
+static bool graph_fields_match(const stn_cuda_graph *g)
+{
+  for (int f = 0; f < program->nfields; f++)
+    if (program->fields[f]->mem != g->mem[f])
+      return false;
+  return true;
+}
+
+static void graph_off(stn_cuda_graph *g, const char *why, cudaError_t err)
+{
+  g->state = STN_GRAPH_OFF;
+  if (graph_env() == 1 || graph_verbose())
+    fprintf(stderr, "%s: the loop runs plainly: its iterations could not be recorded as a CUDA graph: %s%s%s\n",
+            g->loop, why, err != cudaSuccess ? ": " : "", err != cudaSuccess ? cudaGetErrorString(err) : "");
+}
+
+int stn_cuda_graph_due(stn_cuda_graph *g, long left)
+{
+  if (g->state == STN_GRAPH_OFF)
+    return 0;
+  if (!program || stn_profiling || stn_ckpt_on || graph_env() == 0 || g->iters < 1) {
+    g->state = STN_GRAPH_OFF;
+    return 0;
+  }
+  switch (g->state) {
+  case STN_GRAPH_NEW:
+    if (g->warm < STN_GRAPH_WARM) {
+      g->warm++;
+      return 0;
+    }
+    if (left < 5L * g->iters) /* the timing pays only over several replays */
+      return 0;
+    for (int e = 0; e < 4; e++)
+      STN_CUDA_CHECK(cudaEventCreate(&g->ev[e]));
+    STN_CUDA_CHECK(cudaEventRecord(g->ev[0], 0));
+    g->state = STN_GRAPH_TIMING;
+    g->warm = 1;
+    return 0;
+  case STN_GRAPH_TIMING:
+    if (g->warm++ < g->iters)
+      return 0;
+    STN_CUDA_CHECK(cudaEventRecord(g->ev[1], 0));
+    g->state = STN_GRAPH_RECORD;
+    return left >= g->iters ? 2 : 0;
+  case STN_GRAPH_RECORD: return left >= g->iters ? 2 : 0;
+  default: /* TRIAL, ON */
+    if (left < g->iters)
+      return 0;
+    return graph_fields_match(g) ? 1 : 2;
+  }
+}
+
+
+bool stn_cuda_graph_record_begin(stn_cuda_graph *g)
+{
+  if (!graph_stream)
+    STN_CUDA_CHECK(cudaStreamCreateWithFlags(&graph_stream, cudaStreamNonBlocking));
+  graph_saved = (stn_field *)realloc(graph_saved, sizeof *graph_saved * (size_t)(program->nfields + 1));
+  if (!graph_saved)
+    stn_fatal("out of memory");
+  for (int f = 0; f < program->nfields; f++)
+    graph_saved[f] = *program->fields[f];
+  if (g->exec) { /* the fields moved since: record again */
+    STN_CUDA_CHECK(cudaGraphExecDestroy(g->exec));
+    g->exec = NULL;
+  }
+  recording = 1;
+  recording_err = cudaSuccess;
+  cudaError_t err = cudaStreamBeginCapture(graph_stream, cudaStreamCaptureModeRelaxed);
+  if (err != cudaSuccess) { /* the iterations must not run: nothing would record them */
+    recording = 0;
+    (void)cudaGetLastError();
+    graph_off(g, "recording did not start", err);
+    return false;
+  }
+  stn_cuda_stream = graph_stream;
+  return true;
+}
+
+bool stn_cuda_graph_record_end(stn_cuda_graph *g)
+{
+  cudaGraph_t graph = NULL;
+  cudaError_t err = recording_err;
+  if (stn_cuda_stream == graph_stream) {
+    stn_cuda_stream = 0;
+    cudaError_t end = cudaStreamEndCapture(graph_stream, &graph);
+    if (err == cudaSuccess)
+      err = end;
+  }
+  recording = 0;
+  (void)cudaGetLastError();
+  bool moved = false; /* the iterations' swaps must leave every field where it was */
+  for (int f = 0; f < program->nfields; f++)
+    moved |= program->fields[f]->mem != graph_saved[f].mem;
+  if (err == cudaSuccess && !moved)
+    err = cudaGraphInstantiate(&g->exec, graph, 0);
+  if (graph)
+    (void)cudaGraphDestroy(graph);
+  if (err != cudaSuccess || moved) {
+    for (int f = 0; f < program->nfields; f++)
+      *program->fields[f] = graph_saved[f];
+    (void)cudaGetLastError();
+    graph_off(g, moved ? "the fields are elsewhere after the recorded iterations (a compiler bug: the loop's period)"
+                       : "recording failed", moved ? cudaSuccess : err);
+    return false;
+  }
+  if (!g->mem) {
+    g->mem = (void **)malloc(sizeof *g->mem * (size_t)(program->nfields + 1));
+    if (!g->mem)
+      stn_fatal("out of memory");
+  }
+  for (int f = 0; f < program->nfields; f++)
+    g->mem[f] = program->fields[f]->mem;
+  if (g->state == STN_GRAPH_RECORD) {
+    g->state = STN_GRAPH_TRIAL;
+    STN_CUDA_CHECK(cudaGraphUpload(g->exec, 0)); /* the first replay, timed, without the upload */
+  }
+  return true;
+}
+
+void stn_cuda_graph_replay(stn_cuda_graph *g)
+{
+  const int trial = g->state == STN_GRAPH_TRIAL;
+  if (trial)
+    STN_CUDA_CHECK(cudaEventRecord(g->ev[2], 0));
+  cudaError_t err = cudaGraphLaunch(g->exec, 0);
+  if (err != cudaSuccess)
+    stn_fatal("%s: replaying %d iterations as a CUDA graph failed: %s\n"
+              "  run with STN_GRAPH=0 in the environment to launch them one by one", g->loop, g->iters,
+              cudaGetErrorString(err));
+  stn_cuda_barrier = ++stn_cuda_seq;
+  stn_cuda_after_graph = 1;
+  if (!trial)
+    return;
+  float plain, graph;
+  STN_CUDA_CHECK(cudaEventRecord(g->ev[3], 0));
+  STN_CUDA_CHECK(cudaEventSynchronize(g->ev[3]));
+  STN_CUDA_CHECK(cudaEventElapsedTime(&plain, g->ev[0], g->ev[1]));
+  STN_CUDA_CHECK(cudaEventElapsedTime(&graph, g->ev[2], g->ev[3]));
+  const bool faster = graph < 0.95f * plain;
+  g->state = faster || graph_env() == 1 ? STN_GRAPH_ON : STN_GRAPH_OFF;
+  if (graph_verbose())
+    fprintf(stderr, "%s: %d iterations %.4f ms plainly, %.4f ms as a CUDA graph: %s\n", g->loop, g->iters, plain, graph,
+            faster ? "replayed" : graph_env() == 1 ? "replayed all the same (STN_GRAPH=1)" : "plainly (5% faster or more it must be)");
 }

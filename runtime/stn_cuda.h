@@ -206,6 +206,13 @@ static inline bool stn_tb_trial_pick_single(const float *ms)
  * launch starts. STN_PDL=0 in the environment makes every launch plain. */
 extern unsigned long stn_cuda_seq, stn_cuda_barrier;
 extern int stn_cuda_pdl;
+/* Where launches go: the legacy default stream, or while a time loop's
+ * iterations are recorded into a CUDA graph, the stream that records them
+ * (stn_cuda_graph below). */
+extern cudaStream_t stn_cuda_stream;
+/* Set by a graph's replay: the next launch is plain (a programmatic launch
+ * waits on the kernel before it, not on a graph). */
+extern int stn_cuda_after_graph;
 /* A device operation wrote f (after its launch or copy). */
 static inline void stn_cuda_wrote(stn_field *f) { f->wseq = ++stn_cuda_seq; }
 /* No operation in flight writes f (for a read that may precede stn_pdl_wait). */
@@ -238,12 +245,14 @@ template <typename... P, typename... A>
 static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem, void (*kernel)(P...), A... args)
 {
   ++stn_cuda_seq;
-  if (!pdl) {
+  if (!pdl || stn_cuda_after_graph) {
+    stn_cuda_after_graph = 0;
     stn_cuda_barrier = stn_cuda_seq;
-    kernel<<<grid, block, smem>>>(args...);
+    kernel<<<grid, block, smem, stn_cuda_stream>>>(args...);
     return;
   }
   cudaLaunchConfig_t cfg = {};
+  cfg.stream = stn_cuda_stream;
   cfg.gridDim = grid;
   cfg.blockDim = block;
   cfg.dynamicSmemBytes = smem;
@@ -255,6 +264,71 @@ static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem,
   (void)cudaLaunchKernelEx(&cfg, kernel, args...); /* an error stays for cudaGetLastError */
 }
 #endif
+
+/* ---- time loops replayed as CUDA graphs (passes/graph.c) ----
+ * Every launch costs about 3-4 us on an H100 or H200 however small its grid
+ * (docs/benchmarks.md 2026-11-29 03:12), so a loop of small steps runs at
+ * the launch rate. A loop whose iterations only launch kernels and swap
+ * fields runs its first STN_GRAPH_WARM iterations plainly (first calls
+ * tune, pick variants and time), times the next `iters` (CUDA events),
+ * records `iters` of them once into a CUDA graph (stream capture: the
+ * iteration's host code runs `iters` times and its launches are recorded,
+ * not run), and times the graph's first replay: where it took under 95% of
+ * the plain iterations' time it replays the graph while `iters` or more
+ * iterations are left, else the loop stays plain (kernels of about 10 us
+ * whose programmatic launches overlap lose a little at each replay's
+ * start: Himeno 65x65x129, docs/benchmarks.md 2026-11-29 09:00). The rest
+ * run plainly. `iters` is a multiple of `period`, the iterations after
+ * which the swaps leave every field where it was, so that the fields are
+ * where the host's descriptors say after each replay; a replay checks that
+ * they are where the graph has them, and records again where they are not.
+ * The timing starts only with 5 x iters iterations or more ahead. Off
+ * with --profile (kernels timed one by one), --checkpoint and --restart
+ * (a checkpoint an iteration), STN_GRAPH=0 in the environment, and where
+ * recording fails (the loop then runs plainly). STN_GRAPH=1 replays
+ * wherever recording works, faster or not (the tests' way to run the
+ * graphs); STN_GRAPH_VERBOSE=1 reports each loop's times and choice, and
+ * recording failures, on stderr. */
+enum { STN_GRAPH_WARM = 5 };
+enum { STN_GRAPH_OFF = -1, STN_GRAPH_NEW, STN_GRAPH_TIMING, STN_GRAPH_RECORD, STN_GRAPH_TRIAL, STN_GRAPH_ON };
+typedef struct stn_cuda_graph {
+  const char *loop;      /* "file.stn:line", for messages */
+  int period, iters;     /* from the compiler */
+  int warm;              /* iterations run plainly so far (then: timed so far) */
+  int state;             /* STN_GRAPH_OFF ... */
+  cudaGraphExec_t exec;
+  void **mem;            /* every field's storage when recorded */
+  cudaEvent_t ev[4];     /* the plain iterations' start and end; the first replay's */
+} stn_cuda_graph;
+/* Before an iteration, `left` of them to go: 0 run it plainly; 1 replay
+ * the graph; 2 record it first (stn_cuda_graph_record_begin, the
+ * iterations, stn_cuda_graph_record_end). */
+int stn_cuda_graph_due(stn_cuda_graph *g, long left);
+/* Whether recording began (if not, the graph is off: run the iterations
+ * plainly). */
+bool stn_cuda_graph_record_begin(stn_cuda_graph *g);
+/* Whether the graph was recorded; if not, the fields are back where they
+ * were and the loop goes on plainly. */
+bool stn_cuda_graph_record_end(stn_cuda_graph *g);
+void stn_cuda_graph_replay(stn_cuda_graph *g);
+/* The generated loop's call: g->iters iterations replayed (true), or none
+ * (false: the caller runs one plainly). */
+template <typename F> static inline bool stn_cuda_graph_run(stn_cuda_graph *g, long left, F iteration)
+{
+  const int due = stn_cuda_graph_due(g, left);
+  if (!due)
+    return false;
+  if (due == 2) {
+    if (!stn_cuda_graph_record_begin(g))
+      return false;
+    for (int i = 0; i < g->iters; i++)
+      iteration();
+    if (!stn_cuda_graph_record_end(g))
+      return false;
+  }
+  stn_cuda_graph_replay(g);
+  return true;
+}
 
 void stn_cuda_options(stn_program *p);   /* --autotune, --tune-cache=PATH */
 void stn_cuda_init(stn_program *p);

@@ -1037,6 +1037,56 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
   return n;
 }
 
+/* A loop the graph pass marked (IrStmt.graph): its iteration is a lambda
+ * stn_iterN_ that the loop calls, and stn_graphN_ replays s->graph of
+ * them at once (runtime/stn_cuda.h stn_cuda_graph); v and end: the loop's
+ * variable and its end as C expressions. */
+typedef struct LoopGraph { int id; const char *v, *end; } LoopGraph;
+
+/* The lambda and the graph, before the loop (at depth); the printer is
+ * past the line's indentation and is left so. */
+static LoopGraph print_graph_decl(Printer *pr, const IrStmt *s, int depth, const char *v, const char *end)
+{
+  const IrProgram *p = pr->p;
+  Buf *b = pr->b;
+  LoopGraph g = { ++pr->graph_loops, v, end };
+  int line = line_of(p, s->span);
+  buf_printf(b, "auto stn_iter%d_ = [&] {  /* an iteration of the loop at line %d: recorded once into a CUDA graph "
+                "(passes/graph.c) */\n", g.id, line);
+  pr->loops++;
+  print_hblock(pr, &s->body, depth + 1);
+  pr->loops--;
+  indent(b, depth);
+  buf_puts(b, "};\n");
+  indent(b, depth);
+  buf_printf(b, "static stn_cuda_graph stn_graph%d_ = { \"%s:%d\", %d, %d };  /* %d iterations a replay%s */\n",
+             g.id, p->src->name, line, s->graph_period, s->graph, s->graph,
+             s->graph_period > 1 ? arena_printf(p->arena, " (a multiple of %d, after which the swaps leave every field "
+                                                "where it was)", s->graph_period) : "");
+  indent(b, depth);
+  return g;
+}
+
+/* In the loop: s->graph iterations at once where the run time replays
+ * them, else one. */
+static void print_graph_run(Printer *pr, const IrStmt *s, int depth, int progress, const LoopGraph *g)
+{
+  Buf *b = pr->b;
+  indent(b, depth);
+  buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_)) {  /* %d iterations as one CUDA graph */\n",
+             g->id, g->end, g->v, g->id, s->graph);
+  indent(b, depth + 1);
+  buf_printf(b, "%s += %d;\n", g->v, s->graph - 1);
+  if (progress) {
+    indent(b, depth + 1);
+    buf_printf(b, "stn_progress_add(%d);\n", s->graph);
+  }
+  indent(b, depth + 1);
+  buf_puts(b, "continue;\n");
+  indent(b, depth);
+  buf_puts(b, "}\n");
+}
+
 /* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
  * steps first, then passes of T fused steps, the last of which gives the
  * loop's reductions. On CUDA every step is single where fused passes
@@ -1096,6 +1146,9 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   indent(b, depth + 1);
   buf_printf(b, "const int stn_tb_on = %s\n", on);
   indent(b, depth + 1);
+  LoopGraph g = { 0 }; /* the single steps: a CUDA graph's where fused passes do not pay */
+  if (s->graph && pr->graphs)
+    g = print_graph_decl(pr, s, depth + 1, v, singles);
   buf_printf(b, "for (%s = stn_tb_at; %s < %s; %s++) {\n", v, v, singles, v);
   if (id) {
     indent(b, depth + 2);
@@ -1107,11 +1160,18 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     indent(b, depth + 2);
     buf_puts(b, "}\n");
   }
+  if (g.id)
+    print_graph_run(pr, s, depth + 2, pr->progress, &g);
   if (pr->progress) {
     indent(b, depth + 2);
     buf_puts(b, "stn_progress_add(1);\n");
   }
-  print_hblock(pr, &s->body, depth + 2);
+  if (g.id) {
+    indent(b, depth + 2);
+    buf_printf(b, "stn_iter%d_();\n", g.id);
+  } else {
+    print_hblock(pr, &s->body, depth + 2);
+  }
   indent(b, depth + 1);
   buf_puts(b, "}\n");
   /* Step s + T - 1 is written into the next fields only when something
@@ -1185,7 +1245,8 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
 /* A loop's body, one loop deeper; the first statement counts the
  * iteration when the loop reports progress (and may take a checkpoint:
  * ckpt, the loop's id, with nitems items and the step `step`). */
-static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progress, int ckpt, int nitems, const char *step)
+static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progress, int ckpt, int nitems, const char *step,
+                            const LoopGraph *g)
 {
   int saved = pr->progress;
   if (ckpt) {
@@ -1194,14 +1255,21 @@ static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progres
     indent(pr->b, depth + 1);
     buf_printf(pr->b, "stn_ckpt_point(%d, %s, stn_ckpt%d_, %d);\n", ckpt, step, ckpt, nitems);
   }
+  if (g && g->id)
+    print_graph_run(pr, s, depth, progress, g);
   if (progress) {
     indent(pr->b, depth);
     buf_puts(pr->b, "stn_progress_add(1);\n");
     pr->progress = 1;
   }
-  pr->loops++;
-  print_hblock(pr, &s->body, depth);
-  pr->loops--;
+  if (g && g->id) {
+    indent(pr->b, depth);
+    buf_printf(pr->b, "stn_iter%d_();\n", g->id);
+  } else {
+    pr->loops++;
+    print_hblock(pr, &s->body, depth);
+    pr->loops--;
+  }
   pr->progress = saved;
 }
 
@@ -1273,6 +1341,19 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     const char *v = cname(p, p->vars.data[s->var].name);
     const IrNode *hi = &p->host.data[s->expr2];
     int simple = hi->op == OP_CONST || hi->op == OP_PARAM;
+    LoopGraph g = { 0 };
+    if (s->graph && pr->graphs) {
+      const char *end = arena_printf(p->arena, "stn_end_%s", v);
+      if (simple) {
+        Buf e = { 0 };
+        Printer ep = *pr;
+        ep.b = &e;
+        host_expr(&ep, s->expr2);
+        end = arena_strdup(p->arena, e.s);
+        buf_free(&e);
+      }
+      g = print_graph_decl(pr, s, depth, v, end);
+    }
     int id = progress ? ++pr->ckpt_loops : 0, nitems = 0;
     const char *step = NULL;
     if (id) {
@@ -1303,7 +1384,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     else
       buf_printf(b, "stn_end_%s", v);
     buf_printf(b, "; %s++) {\n", v);
-    print_loop_body(pr, s, depth + 1, progress, id, nitems, step);
+    print_loop_body(pr, s, depth + 1, progress, id, nitems, step, &g);
     indent(b, depth);
     buf_puts(b, "}\n");
     if (progress)
@@ -1331,7 +1412,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       host_expr(pr, s->expr);
       buf_puts(b, ") {\n");
     }
-    print_loop_body(pr, s, depth + 1, progress, id, nitems, step);
+    print_loop_body(pr, s, depth + 1, progress, id, nitems, step, NULL);
     indent(b, depth);
     buf_puts(b, "}\n");
     if (progress)
@@ -1790,7 +1871,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
 {
   CgTarget dist;
   t = cg_mpi_target(p, t, &dist);
-  Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t };
+  Printer pr = { .b = b, .p = p, .pool = &p->host, .target = t, .graphs = 1 };
   print_definitions(&pr);
   buf_puts(b, "int main(int argc, char **argv)\n{\n");
   buf_printf(b, "  stn_program stn_program = { \"%s\", ", p->name);

@@ -20,6 +20,9 @@ struct Printer {
   int loops;               /* main: loops around the statement being printed */
   int progress;            /* main: inside a loop that reports progress */
   int ckpt_loops;          /* main: loops that take checkpoints so far (their ids) */
+  int graphs;              /* main: loops the graph pass marked replay their iterations as CUDA graphs (not in
+                            * library mode) */
+  int graph_loops;         /* main: such loops so far (their ids) */
   /* CUDA smem strategy: loads of this field read the staged tile. */
   int staged;              /* 1 when the fields below apply */
   int staged_field, staged_tw, staged_rj, staged_rk;

@@ -1040,9 +1040,9 @@ static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int
   buf_printf(b, "%s    const dim3 fb(256, 1, 1), fg((unsigned)(rows_ / 8 + 1 < 4096 ? rows_ / 8 + 1 : 4096), 1, 1);\n", in);
   for (int pass = 0; pass < 2; pass++) {
     if (pass)
-      buf_printf(b, "%s    else\n%s      %s_tb_%s_kernel_<long><<<fg, fb>>>(%s", in, in, k->name, check ? "same" : "fix", gname);
+      buf_printf(b, "%s    else\n%s      %s_tb_%s_kernel_<long><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, in, k->name, check ? "same" : "fix", gname);
     else
-      buf_printf(b, "%s    if (%s.size < 2147483647u)\n%s      %s_tb_%s_kernel_<int><<<fg, fb>>>(%s", in, gname, in, k->name,
+      buf_printf(b, "%s    if (%s.size < 2147483647u)\n%s      %s_tb_%s_kernel_<int><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, gname, in, k->name,
                  check ? "same" : "fix", gname);
     for (int q = 0; q < tb->npairs; q++) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
@@ -1406,9 +1406,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                                          inst[pass + 2])
                           : arena_printf(p->arena, "%s_tb_kernel_%s", k->name, inst[pass]);
     if (pass)
-      buf_printf(b, "  else\n    %s<<<grid, block, smem_>>>(%s", kern, gname);
+      buf_printf(b, "  else\n    %s<<<grid, block, smem_, stn_cuda_stream>>>(%s", kern, gname);
     else
-      buf_printf(b, "  if (%s.size < 2147483647u)\n    %s<<<grid, block, smem_>>>(%s", gname, kern, gname);
+      buf_printf(b, "  if (%s.size < 2147483647u)\n    %s<<<grid, block, smem_, stn_cuda_stream>>>(%s", gname, kern, gname);
     for (int f = 0; f < p->fields.len; f++) {
       int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
       const char *ty = ctype(p->fields.data[f].ty);

@@ -129,6 +129,36 @@ static void find_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList 
   }
 }
 
+/* Loops of main that call kernel ki, and what the graph pass made of
+ * them (passes/graph.c). */
+static void find_graph_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList *out)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if ((s->kind == H_FOR || s->kind == H_WHILE) && (s->graph || s->graph_why)) {
+      int calls = 0;
+      for (int j = 0; j < s->body.len && !calls; j++)
+        calls = s->body.data[j]->kind == H_CALL && s->body.data[j]->kernel == ki;
+      if (calls)
+        vec_push(out, s);
+    }
+    find_graph_loops(p, &s->body, ki, out);
+    find_graph_loops(p, &s->els, ki, out);
+  }
+}
+
+static const char *graph_text(const IrProgram *p, const IrStmt *s)
+{
+  int line, col;
+  src_linecol(p->src, s->span.lo, &line, &col);
+  if (s->graph)
+    return arena_printf(p->arena, "loop at line %d: its iterations only launch kernels%s, so after its first few, %d at a "
+                        "time are recorded once into a CUDA graph and replayed (%s; -fno-graph or STN_GRAPH=0 launches "
+                        "every kernel)", line, s->graph_period > 1 ? " and swap fields" : "", s->graph,
+                        s->tb ? "its single steps, where fused passes do not pay" : "a launch's latency once a replay");
+  return arena_printf(p->arena, "loop at line %d: every kernel launched: %s", line, s->graph_why);
+}
+
 static const char *tb_text(const IrProgram *p, const IrStmt *s)
 {
   int line, col;
@@ -503,6 +533,10 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     if (model_chosen(loops.data[i]))
       model_ps = tb_model_ps(model_chosen(loops.data[i]), o->bandwidth);
   }
+  loops.len = 0;
+  find_graph_loops(gpu, &gpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++)
+    fprintf(f, "    graph:       %s\n", graph_text(gpu, loops.data[i]));
   vec_free(&loops);
   if (cpu->mpi)
     mpi_text(f, cpu, k);
@@ -655,6 +689,15 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     }
     if (model_chosen(loops.data[i]))
       model_ps = tb_model_ps(model_chosen(loops.data[i]), o->bandwidth);
+    fprintf(f, "}");
+  }
+  loops.len = 0;
+  fprintf(f, "],\n       \"graphs\": [");
+  find_graph_loops(gpu, &gpu->main, ki, &loops);
+  for (int i = 0; i < loops.len; i++) {
+    fprintf(f, "%s{\"iterations\": %d, \"period\": %d, \"why\": ", i ? ", " : "", loops.data[i]->graph,
+            loops.data[i]->graph_period);
+    json_str(f, graph_text(gpu, loops.data[i]));
     fprintf(f, "}");
   }
   vec_free(&loops);

@@ -349,6 +349,16 @@ static void print_scale(FILE *out, const IrProgram *p, const IrStmt *s)
   fprintf(out, ")");
 }
 
+
+/* A loop's CUDA graph (passes/graph.c), after its other notes. */
+static void print_graph(FILE *out, const IrStmt *s)
+{
+  if (s->graph)
+    fprintf(out, "  ; graph: %d iterations a replay (period %d)", s->graph, s->graph_period);
+  else if (s->graph_why)
+    fprintf(out, "  ; graph: not replayed: %s", s->graph_why);
+}
+
 static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth)
 {
   fprintf(out, "%*s", depth * 2, "");
@@ -382,6 +392,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
       fprintf(out, "  ; tb: %s", s->tb->why);
     else if (s->tb_why)
       fprintf(out, "  ; tb: not temporally blocked: %s", s->tb_why);
+    print_graph(out, s);
     fprintf(out, "\n");
     print_block(out, p, &s->body, depth + 1);
     fprintf(out, "%*s}\n", depth * 2, "");
@@ -392,6 +403,7 @@ static void print_stmt(FILE *out, const IrProgram *p, const IrStmt *s, int depth
     fprintf(out, " {");
     if (s->tb_why)
       fprintf(out, "  ; tb: not temporally blocked: %s", s->tb_why);
+    print_graph(out, s);
     fprintf(out, "\n");
     print_block(out, p, &s->body, depth + 1);
     fprintf(out, "%*s}\n", depth * 2, "");

@@ -361,6 +361,9 @@ struct IrStmt {
   IrTb *tb;                /* FOR: runs temporally blocked (passes/tblock.c), or NULL */
   const char *tb_why;      /* FOR: why it is not temporally blocked, when it looks like a time loop */
   IrTbModel *tb_model;     /* FOR, CUDA: the time model of its candidates (passes/tbmodel.c), or NULL */
+  int graph;               /* FOR, CUDA: iterations a replay of its CUDA graph runs (passes/graph.c), or 0 */
+  int graph_period;        /* FOR with graph: iterations after which its swaps leave every field where it was */
+  const char *graph_why;   /* FOR/WHILE calling kernels, CUDA: why its iterations are not replayed as a graph */
 };
 
 typedef struct IrProgram {

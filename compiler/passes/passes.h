@@ -17,6 +17,7 @@ typedef struct PassOptions {
   int no_tb_own_smem;            /* -fno-tb-own-smem: CUDA 2-D temporal blocking keeps every own column in registers */
   int no_tb_psum;                /* -fno-tb-partial-sums: CUDA strip temporal blocking sums every point at once */
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */
+  int no_graph;                  /* -fno-graph: CUDA time loops launch every kernel (passes/graph.c) */
   int stream_pipeline;           /* -fstream-pipeline: CUDA stream kernels load plane i + 1's in-plane rows at plane i */
   int arch;                      /* --arch: CUDA compute capability x 10 (90 for sm_90) */
   int gpu;                       /* --gpu: the time model's GPU (passes/tbmodel.c tb_model_gpu; 0: the H100) */
@@ -141,6 +142,7 @@ void pass_schedule(IrProgram *p, const PassOptions *o);
 void pass_cost(IrProgram *p, const PassOptions *o);
 void pass_gpu(IrProgram *p, const PassOptions *o);
 void pass_tblock(IrProgram *p, const PassOptions *o);
+void pass_graph(IrProgram *p, const PassOptions *o);
 void pass_mpi(IrProgram *p, const PassOptions *o);
 /* After tblock: the grids with ca_steps get deep halos and their kernels
  * exchanges that cover every field they read or write. */

@@ -15,6 +15,7 @@ const Pass pass_list[] = {
   { "schedule", "CPU loop schedule: OpenMP parallel loop and SIMD loop", pass_schedule },
   { "tblock",   "temporal blocking: time loops of one kernel and swaps run as passes of several fused steps", pass_tblock },
   { "gpu",      "GPU strategy (naive or streaming), block shape and marching length of each kernel", pass_gpu },
+  { "graph",    "CUDA: time loops whose iterations only launch kernels and swap fields replayed as CUDA graphs", pass_graph },
   { "cost",     "flops and minimum bytes per point of each kernel", pass_cost },
 };
 const int pass_count = sizeof pass_list / sizeof pass_list[0];
