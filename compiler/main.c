@@ -587,6 +587,7 @@ static void parse_options(Options *o, int argc, char **argv)
     if (!found)
       bad_usage("unknown pass '%s' (see --list-passes)", o->dump_after);
   }
+  o->pass.lib = o->emit && streq(o->emit, "lib");
   o->pass.dump_after = o->dump_after;
   o->pass.dump = stderr;
   o->pass.verify = o->verify;

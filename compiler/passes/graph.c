@@ -22,7 +22,9 @@
  * passes do not pay: small grids) qualify the same way; its fused passes
  * are never small launches. The run time records the graph after a few
  * plain iterations and replays it (runtime/stn_cuda.h stn_cuda_graph).
- * Not under --mpi: the halo exchanges between launches wait on the host.
+ * Not under --mpi: the halo exchanges between launches wait on the host;
+ * nor in library mode, whose contexts bind their fields to one run
+ * function (docs/library.md).
  * -fno-graph keeps every launch. Each loop that calls a kernel and does
  * not qualify gets the reason (IrStmt.graph_why) for --report and
  * --emit=ir. */
@@ -174,6 +176,8 @@ static void mark(IrProgram *p, IrBlock *blk, const PassOptions *o, int nested)
       why = "--mpi: the halo exchanges between launches wait on the host";
     else if (o->no_graph)
       why = "-fno-graph";
+    else if (o->lib)
+      why = "library mode (--emit=lib): the caller's contexts share the run function";
     if (why) {
       s->graph_why = why;
       continue;

@@ -18,6 +18,7 @@ typedef struct PassOptions {
   int no_tb_psum;                /* -fno-tb-partial-sums: CUDA strip temporal blocking sums every point at once */
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */
   int no_graph;                  /* -fno-graph: CUDA time loops launch every kernel (passes/graph.c) */
+  int lib;                       /* --emit=lib: main is the library's run function (docs/library.md) */
   int stream_pipeline;           /* -fstream-pipeline: CUDA stream kernels load plane i + 1's in-plane rows at plane i */
   int arch;                      /* --arch: CUDA compute capability x 10 (90 for sm_90) */
   int gpu;                       /* --gpu: the time model's GPU (passes/tbmodel.c tb_model_gpu; 0: the H100) */
