@@ -973,16 +973,21 @@ bool stn_cuda_graph_record_end(stn_cuda_graph *g)
   bool moved = false; /* the iterations' swaps must leave every field where it was */
   for (int f = 0; f < program->nfields; f++)
     moved |= program->fields[f]->mem != graph_saved[f].mem;
-  if (err == cudaSuccess && !moved)
+  size_t nodes = 0; /* a launch an iteration at least, else one went to another stream (a run time's bug) */
+  if (err == cudaSuccess)
+    err = cudaGraphGetNodes(graph, NULL, &nodes);
+  const bool few = err == cudaSuccess && nodes < (size_t)g->iters;
+  if (err == cudaSuccess && !moved && !few)
     err = cudaGraphInstantiate(&g->exec, graph, 0);
   if (graph)
     (void)cudaGraphDestroy(graph);
-  if (err != cudaSuccess || moved) {
+  if (err != cudaSuccess || moved || few) {
     for (int f = 0; f < program->nfields; f++)
       *program->fields[f] = graph_saved[f];
     (void)cudaGetLastError();
     graph_off(g, moved ? "the fields are elsewhere after the recorded iterations (a compiler bug: the loop's period)"
-                       : "recording failed", moved ? cudaSuccess : err);
+                 : few ? "fewer launches recorded than iterations (a launch went to another stream: a bug of the run time)"
+                       : "recording failed", moved || few ? cudaSuccess : err);
     return false;
   }
   if (!g->mem) {
