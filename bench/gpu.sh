@@ -435,8 +435,10 @@ section_persist() {
 }
 
 # Time loops replayed as CUDA graphs (passes/graph.c, runtime/stn_cuda.h
-# stn_cuda_graph), in the full run: each program, built with the default
-# flags, prints the same values with STN_GRAPH=1 (replayed wherever
+# stn_cuda_graph), in the full run: each program (name | source | timed
+# args | checked args | field saved | build flags: the default where
+# empty; periodic and Dirichlet boundaries, a strategy forced, --tb=4 on a
+# grid too small for fused passes) prints the same values with STN_GRAPH=1 (replayed wherever
 # recording works) as with STN_GRAPH=0 (every kernel launched; the verify
 # section checks those against the CPU), timing and rate lines aside, and
 # saves the same field bit for bit where the case names one; compute-sanitizer's
@@ -460,17 +462,24 @@ himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=4000|--NI=17 --NJ=17 
 himeno|examples/himeno.stn|--ITERS=2000|
 diffusion3d|examples/diffusion3d.stn|--STEPS=4000|--N=40 --STEPS=150
 diffusion3d|examples/diffusion3d.stn|--N=256 --STEPS=200|
+periodic|tests/lit/run/periodic.stn||--N=7 --M=5 --K=6 --T=150|a
+boundary|tests/lit/run/boundary.stn||--N=9 --M=7 --K=6 --T=150|u
+asymmetric|tests/lit/run/asymmetric.stn||--N=12 --M=9 --K=17 --T=150|u
+recoef|tests/lit/run/recoef.stn||--N=20 --M=14 --K=37 --T=150|u
+j2d5pt.naive|bench/an5d/j2d5pt.stn||--N=301 --STEPS=200|u|--cuda-strategy=naive --tb=4
+diffusion3d.smem|examples/diffusion3d.stn||--N=40 --STEPS=150|f|--cuda-strategy=smem
 CASES
 }
 section_graph() {
   say ""
   say "CUDA graphs of time loops: values with STN_GRAPH=1 against STN_GRAPH=0; the default against STN_GRAPH=0, seconds (best of ${GRAPH_REPS:-2}):"
   mkdir -p "$T/graph"
-  local ex src args check field built=" " a b r t0 t1 x choice
+  local ex src args check field flags built=" " a b r t0 t1 x choice
   local vals='time|gcells|gflops|mflops|mlups|per second|rate'
-  while IFS='|' read -r ex src args check field; do
+  while IFS='|' read -r ex src args check field flags; do
     if [ "${built/ $ex /}" = "$built" ]; then
-      build/stencilc --target=cuda --build -o "$T/graph/$ex" "$src" >"$LOG/graph.$ex.build.log" 2>&1 || {
+      # shellcheck disable=SC2086
+      build/stencilc --target=cuda $flags --build -o "$T/graph/$ex" "$src" >"$LOG/graph.$ex.build.log" 2>&1 || {
         say "  $ex: BUILD FAILED (graph.$ex.build.log)"; fail=1; continue; }
       built="$built$ex "
     fi
