@@ -931,7 +931,6 @@ int stn_cuda_graph_due(stn_cuda_graph *g, long left)
   }
 }
 
-
 bool stn_cuda_graph_record_begin(stn_cuda_graph *g)
 {
   if (!graph_stream)

@@ -275,9 +275,9 @@ static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem,
  * iteration's host code runs `iters` times and its launches are recorded,
  * not run), and times the graph's first replay: where it took under 95% of
  * the plain iterations' time it replays the graph while `iters` or more
- * iterations are left, else the loop stays plain (kernels of about 10 us
- * whose programmatic launches overlap lose a little at each replay's
- * start: Himeno 65x65x129, docs/benchmarks.md 2026-11-29 09:00). The rest
+ * iterations are left, else the loop stays plain (Himeno 65x65x129,
+ * sweeps of about 9 us launched programmatically, measured 0.98x and 1.00x
+ * replayed: docs/benchmarks.md 2026-11-29 08:45). The rest
  * run plainly. `iters` is a multiple of `period`, the iterations after
  * which the swaps leave every field where it was, so that the fields are
  * where the host's descriptors say after each replay; a replay checks that
