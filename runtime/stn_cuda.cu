@@ -895,7 +895,7 @@ static void graph_off(stn_cuda_graph *g, const char *why, cudaError_t err)
             g->loop, why, err != cudaSuccess ? ": " : "", err != cudaSuccess ? cudaGetErrorString(err) : "");
 }
 
-int stn_cuda_graph_due(stn_cuda_graph *g, long left)
+int stn_cuda_graph_due(stn_cuda_graph *g, long left, bool quiet)
 {
   if (g->state == STN_GRAPH_OFF)
     return 0;
@@ -909,7 +909,7 @@ int stn_cuda_graph_due(stn_cuda_graph *g, long left)
       g->warm++;
       return 0;
     }
-    if (left < 5L * g->iters) /* the timing pays only over several replays */
+    if (left < 5L * g->iters || !quiet) /* the timing pays only over several replays; it times quiet iterations */
       return 0;
     for (int e = 0; e < 4; e++)
       STN_CUDA_CHECK(cudaEventCreate(&g->ev[e]));
@@ -922,10 +922,10 @@ int stn_cuda_graph_due(stn_cuda_graph *g, long left)
       return 0;
     STN_CUDA_CHECK(cudaEventRecord(g->ev[1], 0));
     g->state = STN_GRAPH_RECORD;
-    return left >= g->iters ? 2 : 0;
-  case STN_GRAPH_RECORD: return left >= g->iters ? 2 : 0;
+    return left >= g->iters && quiet ? 2 : 0;
+  case STN_GRAPH_RECORD: return left >= g->iters && quiet ? 2 : 0;
   default: /* TRIAL, ON */
-    if (left < g->iters)
+    if (left < g->iters || !quiet)
       return 0;
     return graph_fields_match(g) ? 1 : 2;
   }

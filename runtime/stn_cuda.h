@@ -300,10 +300,12 @@ typedef struct stn_cuda_graph {
   void **mem;            /* every field's storage when recorded */
   cudaEvent_t ev[4];     /* the plain iterations' start and end; the first replay's */
 } stn_cuda_graph;
-/* Before an iteration, `left` of them to go: 0 run it plainly; 1 replay
- * the graph; 2 record it first (stn_cuda_graph_record_begin, the
- * iterations, stn_cuda_graph_record_end). */
-int stn_cuda_graph_due(stn_cuda_graph *g, long left);
+/* Before an iteration, `left` of them to go, `quiet` when the next
+ * g->iters of them run none of the loop's guarded host work: 0 run it
+ * plainly; 1 replay the graph; 2 record it first
+ * (stn_cuda_graph_record_begin, the iterations,
+ * stn_cuda_graph_record_end). */
+int stn_cuda_graph_due(stn_cuda_graph *g, long left, bool quiet);
 /* Whether recording began (if not, the graph is off: run the iterations
  * plainly). */
 bool stn_cuda_graph_record_begin(stn_cuda_graph *g);
@@ -312,10 +314,19 @@ bool stn_cuda_graph_record_begin(stn_cuda_graph *g);
 bool stn_cuda_graph_record_end(stn_cuda_graph *g);
 void stn_cuda_graph_replay(stn_cuda_graph *g);
 /* The generated loop's call: g->iters iterations replayed (true), or none
- * (false: the caller runs one plainly). */
-template <typename F> static inline bool stn_cuda_graph_run(stn_cuda_graph *g, long left, F iteration)
+ * (false: the caller runs one plainly). A loop with guards (an `if` on
+ * its variable: passes/graph.c) passes quiet(v), whether iteration v
+ * runs none of them, and `at`, the iteration about to run: only runs of
+ * quiet iterations are timed, recorded and replayed. */
+static inline bool stn_graph_always_quiet(long) { return true; }
+template <typename F, typename Q = bool (*)(long)>
+static inline bool stn_cuda_graph_run(stn_cuda_graph *g, long left, F iteration, Q quiet = stn_graph_always_quiet,
+                                      long at = 0)
 {
-  const int due = stn_cuda_graph_due(g, left);
+  bool q = g->state != STN_GRAPH_OFF;
+  for (long k = 0; q && k < g->iters; k++)
+    q = quiet(at + k);
+  const int due = stn_cuda_graph_due(g, left, q);
   if (!due)
     return false;
   if (due == 2) {

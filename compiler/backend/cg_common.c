@@ -1058,6 +1058,18 @@ static LoopGraph print_graph_decl(Printer *pr, const IrStmt *s, int depth, const
   pr->loops--;
   indent(b, depth);
   buf_puts(b, "};\n");
+  if (s->graph_guards) { /* whether iteration v runs none of the loop's ifs (passes/graph.c: they test v alone) */
+    const char *v = cname(p, p->vars.data[s->var].name);
+    indent(b, depth);
+    buf_printf(b, "auto stn_quiet%d_ = [&](long %s) { return ", g.id, v);
+    for (int i = 0, n = 0; i < s->body.len; i++)
+      if (s->body.data[i]->kind == H_IF) {
+        buf_puts(b, n++ ? " && !(" : "!(");
+        host_expr(pr, s->body.data[i]->expr);
+        buf_puts(b, ")");
+      }
+    buf_printf(b, "; };  /* iteration %s runs none of the loop's ifs */\n", v);
+  }
   indent(b, depth);
   buf_printf(b, "static stn_cuda_graph stn_graph%d_ = { \"%s:%d\", %d, %d };  /* %d iterations a replay%s */\n",
              g.id, p->src->name, line, s->graph_period, s->graph, s->graph,
@@ -1073,8 +1085,12 @@ static void print_graph_run(Printer *pr, const IrStmt *s, int depth, int progres
 {
   Buf *b = pr->b;
   indent(b, depth);
-  buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_)) {  /* %d iterations as one CUDA graph */\n",
-             g->id, g->end, g->v, g->id, s->graph);
+  if (s->graph_guards)
+    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_, stn_quiet%d_, %s)) {  /* %d iterations as one "
+                  "CUDA graph, where no if of the loop runs */\n", g->id, g->end, g->v, g->id, g->id, g->v, s->graph);
+  else
+    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_)) {  /* %d iterations as one CUDA graph */\n",
+               g->id, g->end, g->v, g->id, s->graph);
   indent(b, depth + 1);
   buf_printf(b, "%s += %d;\n", g->v, s->graph - 1);
   if (progress) {

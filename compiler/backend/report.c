@@ -152,9 +152,10 @@ static const char *graph_text(const IrProgram *p, const IrStmt *s)
   int line, col;
   src_linecol(p->src, s->span.lo, &line, &col);
   if (s->graph)
-    return arena_printf(p->arena, "loop at line %d: its iterations only launch kernels%s, so after its first few, %d at a "
+    return arena_printf(p->arena, "loop at line %d: its iterations only launch kernels%s%s, so after its first few, %d at a "
                         "time are recorded once into a CUDA graph and replayed (%s; -fno-graph or STN_GRAPH=0 launches "
-                        "every kernel)", line, s->graph_period > 1 ? " and swap fields" : "", s->graph,
+                        "every kernel)", line, s->graph_period > 1 ? " and swap fields" : "",
+                        s->graph_guards ? " but where an if on the loop's variable holds (those run plainly)" : "", s->graph,
                         s->tb ? "its single steps, where fused passes do not pay" : "a launch's latency once a replay");
   return arena_printf(p->arena, "loop at line %d: every kernel launched: %s", line, s->graph_why);
 }

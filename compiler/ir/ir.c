@@ -354,7 +354,8 @@ static void print_scale(FILE *out, const IrProgram *p, const IrStmt *s)
 static void print_graph(FILE *out, const IrStmt *s)
 {
   if (s->graph)
-    fprintf(out, "  ; graph: %d iterations a replay (period %d)", s->graph, s->graph_period);
+    fprintf(out, "  ; graph: %d iterations a replay (period %d%s)", s->graph, s->graph_period,
+            s->graph_guards ? "; where no if's condition holds" : "");
   else if (s->graph_why)
     fprintf(out, "  ; graph: not replayed: %s", s->graph_why);
 }

@@ -363,6 +363,7 @@ struct IrStmt {
   IrTbModel *tb_model;     /* FOR, CUDA: the time model of its candidates (passes/tbmodel.c), or NULL */
   int graph;               /* FOR, CUDA: iterations a replay of its CUDA graph runs (passes/graph.c), or 0 */
   int graph_period;        /* FOR with graph: iterations after which its swaps leave every field where it was */
+  int graph_guards;        /* FOR with graph: its ifs that test the loop's variable, whose iterations run plainly */
   const char *graph_why;   /* FOR/WHILE calling kernels, CUDA: why its iterations are not replayed as a graph */
 };
 

@@ -78,16 +78,50 @@ static int line_of(const IrProgram *p, Span sp)
   return line;
 }
 
+/* Marks in `set` the variables that statements of blk assign, at any
+ * depth: assignments, reductions' results, loop variables, timers. */
+static void assigned_vars(const IrBlock *blk, char *set)
+{
+  for (int i = 0; i < blk->len; i++) {
+    const IrStmt *s = blk->data[i];
+    if (s->kind == H_ASSIGN || s->kind == H_FOR || s->kind == H_TIMER)
+      set[s->var] = 1;
+    for (int r = 0; s->kind == H_CALL && r < s->results.len; r++)
+      if (s->results.data[r] >= 0)
+        set[s->results.data[r]] = 1;
+    assigned_vars(&s->body, set);
+    assigned_vars(&s->els, set);
+  }
+}
+
+static int has_break(const IrBlock *blk)
+{
+  for (int i = 0; i < blk->len; i++)
+    if (blk->data[i]->kind == H_BREAK || has_break(&blk->data[i]->body) || has_break(&blk->data[i]->els))
+      return 1;
+  return 0;
+}
+
 /* Why the iterations of loop s cannot be one graph's, or NULL; *calls:
- * whether it calls a kernel. Its body assigns no variable (that is a
- * reason), so what it passes kernels changes only with the loop's own
- * variable, and, where the loop is inside another (nested), with what the
- * outer loop assigns: then no variable may be passed at all. */
-static const char *body_why(const IrProgram *p, const IrStmt *loop, int nested, int *calls)
+ * whether it calls a kernel, *guards: its guards. What the body passes
+ * kernels must not change from one iteration to the next: no variable
+ * the loop assigns (its own, its reductions' results, what its guards
+ * assign), and, where the loop is inside another (nested), no variable at
+ * all (the outer loop may assign it between two runs of this one). A
+ * guard is an `if` without `else` whose condition reads no variable but
+ * the loop's own (`if n % OUT == 0 { write ... }`): the run time replays
+ * only runs of iterations in which every guard's condition is false, and
+ * runs the others plainly, guards and all. */
+static const char *body_why(const IrProgram *p, const IrStmt *loop, int nested, int *calls, int *guards)
 {
   const IrBlock *body = &loop->body;
-  int only = nested || loop->kind != H_FOR ? -1 : loop->var;
-  *calls = 0;
+  int loopvar = loop->kind == H_FOR ? loop->var : -1;
+  char *set = arena_alloc(p->arena, (size_t)p->vars.len + 1);
+  memset(set, 0, (size_t)p->vars.len + 1);
+  assigned_vars(body, set);
+  if (loopvar >= 0)
+    set[loopvar] = 1;
+  *calls = *guards = 0;
   for (int i = 0; i < body->len; i++)
     *calls |= body->data[i]->kind == H_CALL;
   for (int i = 0; i < body->len; i++) {
@@ -100,25 +134,28 @@ static const char *body_why(const IrProgram *p, const IrStmt *loop, int nested, 
       for (int j = 0; j < i && k->reds.len; j++)
         if (body->data[j]->kind == H_CALL && body->data[j]->kernel == s->kernel)
           return arena_printf(p->arena, "line %d: kernel %s reduces a second time an iteration", line, k->name);
-      for (int j = 0; j < body->len; j++) /* a result of the body's reductions, which reach main lazily */
-        for (int r = 0; body->data[j]->kind == H_CALL && r < body->data[j]->results.len; r++)
-          for (int a = 0; a < s->args.len && body->data[j]->results.data[r] >= 0; a++)
-            if (reads_var(p, s->args.data[a], body->data[j]->results.data[r], &v))
-              return arena_printf(p->arena, "line %d: kernel %s takes %s, which a kernel of the loop reduces into", line,
-                                  k->name, user_name(p, v));
       for (int a = 0; a < s->args.len; a++)
-        if (reads_var(p, s->args.data[a], only, &v))
-          return arena_printf(p->arena, v == loop->var && loop->kind == H_FOR
-                                          ? "line %d: kernel %s takes the loop's variable %s, which a graph would freeze"
-                                          : "line %d: kernel %s takes %s, which the loop around this one may change",
+        if (reads_var(p, s->args.data[a], -1, &v) && (nested || set[v]))
+          return arena_printf(p->arena, v == loopvar ? "line %d: kernel %s takes the loop's variable %s, which a graph would freeze"
+                                        : set[v] ? "line %d: kernel %s takes %s, which the loop assigns"
+                                                 : "line %d: kernel %s takes %s, which the loop around this one may change",
                               line, k->name, user_name(p, v));
       continue;
     }
+    case H_IF:
+      if (s->els.len)
+        return arena_printf(p->arena, "line %d: decides on the host (an if with an else)", line);
+      if (reads_var(p, s->expr, -1, &v) && v != loopvar)
+        return arena_printf(p->arena, "line %d: decides on the host by %s (an if may test the loop's variable only)",
+                            line, user_name(p, v));
+      if (has_break(&s->body))
+        return arena_printf(p->arena, "line %d: may leave the loop", line);
+      ++*guards;
+      continue;
     case H_ASSIGN: return arena_printf(p->arena, "line %d: assigns %s on the host", line, user_name(p, s->var));
     case H_PRINT: return arena_printf(p->arena, "line %d: prints", line);
     case H_WRITE: return arena_printf(p->arena, "line %d: writes a file", line);
     case H_READ: return arena_printf(p->arena, "line %d: reads a file", line);
-    case H_IF: return arena_printf(p->arena, "line %d: decides on the host", line);
     case H_BREAK: return arena_printf(p->arena, "line %d: may leave the loop", line);
     case H_TIMER: return arena_printf(p->arena, "line %d: times on the host", line);
     case H_FOR:
@@ -166,8 +203,8 @@ static void mark(IrProgram *p, IrBlock *blk, const PassOptions *o, int nested)
     mark(p, &s->els, o, nested + loop);
     if (!loop)
       continue;
-    int calls;
-    const char *why = body_why(p, s, nested, &calls);
+    int calls, guards;
+    const char *why = body_why(p, s, nested, &calls, &guards);
     if (!calls)
       continue;
     if (s->kind == H_WHILE)
@@ -185,6 +222,7 @@ static void mark(IrProgram *p, IrBlock *blk, const PassOptions *o, int nested)
     int period = body_period(p, &s->body);
     s->graph_period = period;
     s->graph = (GRAPH_ITERS + period - 1) / period * period;
+    s->graph_guards = guards;
   }
 }
 
