@@ -469,6 +469,7 @@ recoef|tests/lit/run/recoef.stn||--N=20 --M=14 --K=37 --T=150|u
 j2d5pt.naive|bench/an5d/j2d5pt.stn||--N=301 --STEPS=200|u|--cuda-strategy=naive --tb=4
 diffusion3d.smem|examples/diffusion3d.stn||--N=40 --STEPS=150|f|--cuda-strategy=smem
 lbm_obstacle|examples/lbm_obstacle.stn|--STEPS=20000|--STEPS=400 --OUT=100|speed
+graphs|bench/graphs.stn||--STEPS=101|u
 CASES
 }
 section_graph() {
@@ -496,6 +497,8 @@ section_graph() {
         say "  $ex $check: NOT REPLAYED with STN_GRAPH=1: $(head -1 "$T/graph/$ex.g1.err")"; fail=1
       elif ! cmp -s <(grep -Eiv "$vals" "$T/graph/$ex.g1") <(grep -Eiv "$vals" "$T/graph/$ex.g0"); then
         say "  $ex $check: VALUES DIFFER with STN_GRAPH=1"; diff "$T/graph/$ex.g1" "$T/graph/$ex.g0" | head -6 | tee -a "$LOG/gpu.log"; fail=1
+      elif [ "$ex" = graphs ] && ! grep -q 'recorded again' "$T/graph/$ex.g1.err"; then
+        say "  $ex $check: the re-entered loop did NOT RECORD AGAIN"; fail=1
       elif [ -n "$field" ] && ! cmp -s "$T/graph/f.g1" "$T/graph/f.g0"; then
         say "  $ex $check: SAVED $field DIFFERS with STN_GRAPH=1"; fail=1
       else

@@ -999,6 +999,8 @@ bool stn_cuda_graph_record_end(stn_cuda_graph *g)
   if (g->state == STN_GRAPH_RECORD) {
     g->state = STN_GRAPH_TRIAL;
     STN_CUDA_CHECK(cudaGraphUpload(g->exec, 0)); /* the first replay, timed, without the upload */
+  } else if (graph_verbose()) {
+    fprintf(stderr, "%s: recorded again: the fields were not where the graph had them\n", g->loop);
   }
   return true;
 }
