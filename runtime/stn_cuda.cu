@@ -901,6 +901,9 @@ int stn_cuda_graph_due(stn_cuda_graph *g, long left, bool quiet)
     return 0;
   if (!program || stn_profiling || stn_ckpt_on || graph_env() == 0 || g->iters < 1) {
     g->state = STN_GRAPH_OFF;
+    if (stn_profiling && graph_env() != 0)
+      fprintf(stderr, "%s: every kernel launched (--profile times them one by one); without --profile the loop may replay "
+              "%d iterations at a time as a CUDA graph\n", g->loop, g->iters);
     return 0;
   }
   switch (g->state) {

@@ -288,7 +288,8 @@ static inline void stn_cuda_launch(bool pdl, dim3 grid, dim3 block, size_t smem,
  * recording fails (the loop then runs plainly). STN_GRAPH=1 replays
  * wherever recording works, faster or not (the tests' way to run the
  * graphs); STN_GRAPH_VERBOSE=1 reports each loop's times and choice, and
- * recording failures, on stderr. */
+ * recording failures, on stderr. With --profile each such loop says on
+ * stderr that it launches every kernel. */
 enum { STN_GRAPH_WARM = 5 };
 enum { STN_GRAPH_OFF = -1, STN_GRAPH_NEW, STN_GRAPH_TIMING, STN_GRAPH_RECORD, STN_GRAPH_TRIAL, STN_GRAPH_ON };
 typedef struct stn_cuda_graph {
