@@ -6,9 +6,11 @@
  * CUDA graph and replayed ran 1.1 us (docs/benchmarks.md 2026-11-29 03:12).
  * A graph freezes what its launches were given, so only a loop whose
  * iterations do the same thing each time qualifies: on CUDA, a counted
- * loop whose body only calls kernels and swaps fields; the kernels'
- * arguments may read main's variables, which the body does not assign,
- * but not the loop's own (nor any variable where the loop is inside
+ * loop whose body only calls kernels and swaps fields, but for guards
+ * (`if`s on the loop's variable alone, without else: the run time replays
+ * only runs of iterations where none holds, and runs the others plainly);
+ * the kernels' arguments may read main's variables that the loop does not
+ * assign, not its own variable (nor any variable where the loop is inside
  * another, whose iterations may assign them). A reduction's result reaches
  * main lazily (runtime/stn_cuda.h stn_reduction): the partials of the last
  * replayed launch are finished when main reads the variable after the
