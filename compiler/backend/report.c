@@ -111,40 +111,34 @@ static const char *region_text(const IrProgram *p, const IrKernel *k)
   return arena_printf(p->arena, "a box of %s", g);
 }
 
-/* Loops of main that call kernel ki, and what temporal blocking made of them. */
+/* Loops of main that call kernel ki, and what temporal blocking made of
+ * them, or with `graphs` what the graph pass did (passes/graph.c). */
 typedef Vec(const IrStmt *) StmtList;
-static void find_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList *out)
+static void find_loops_of(const IrProgram *p, const IrBlock *blk, int ki, int graphs, StmtList *out)
 {
   for (int i = 0; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
-    if ((s->kind == H_FOR || s->kind == H_WHILE) && (s->tb || s->tb_why)) {
-      int calls = s->tb ? s->tb->kernel == ki : 0;
+    int noted = graphs ? s->graph || s->graph_why : s->tb || s->tb_why;
+    if ((s->kind == H_FOR || s->kind == H_WHILE) && noted) {
+      int calls = !graphs && s->tb ? s->tb->kernel == ki : 0;
       for (int j = 0; j < s->body.len && !calls; j++)
         calls = s->body.data[j]->kind == H_CALL && s->body.data[j]->kernel == ki;
       if (calls)
         vec_push(out, s);
     }
-    find_loops(p, &s->body, ki, out);
-    find_loops(p, &s->els, ki, out);
+    find_loops_of(p, &s->body, ki, graphs, out);
+    find_loops_of(p, &s->els, ki, graphs, out);
   }
 }
 
-/* Loops of main that call kernel ki, and what the graph pass made of
- * them (passes/graph.c). */
+static void find_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList *out)
+{
+  find_loops_of(p, blk, ki, 0, out);
+}
+
 static void find_graph_loops(const IrProgram *p, const IrBlock *blk, int ki, StmtList *out)
 {
-  for (int i = 0; i < blk->len; i++) {
-    const IrStmt *s = blk->data[i];
-    if ((s->kind == H_FOR || s->kind == H_WHILE) && (s->graph || s->graph_why)) {
-      int calls = 0;
-      for (int j = 0; j < s->body.len && !calls; j++)
-        calls = s->body.data[j]->kind == H_CALL && s->body.data[j]->kernel == ki;
-      if (calls)
-        vec_push(out, s);
-    }
-    find_graph_loops(p, &s->body, ki, out);
-    find_graph_loops(p, &s->els, ki, out);
-  }
+  find_loops_of(p, blk, ki, 1, out);
 }
 
 static const char *graph_text(const IrProgram *p, const IrStmt *s)
