@@ -527,7 +527,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
      * (the own rows widened by the reach of the steps after it); a row of
      * threads (a warp where BX is 32) whose rows lie outside skips it.
      * Not with partial sums (a box's sums serve later rows). Measured on
-     * the H200 (docs/benchmarks.md 2026-11-29 09:50-10:05, fused passes
+     * the H200 (docs/benchmarks.md 2026-11-29 09:47-09:52, fused passes
      * against the same without the skip): star3d1r 1.03x, box3d19 1.04x,
      * grad3d 1.035x, diffusion3d 1.02x; but star3d1r.double 0.987x and
      * aniso3d (reach 2 along the march) 0.86x; star3d2r and star3d3r
