@@ -523,20 +523,11 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
     }
     hook->t = t;
     hook->ph = ph;
-    /* 3-D: step t's rows along j are needed in [t R1, BY RY - 1 - t R1]
-     * (the own rows widened by the reach of the steps after it); a row of
-     * threads (a warp where BX is 32) whose rows lie outside skips it.
-     * Not with partial sums (a box's sums serve later rows). Measured on
-     * the H200 (docs/benchmarks.md 2026-11-29 09:47-09:52, fused passes
-     * against the same without the skip): star3d1r 1.03x, box3d19 1.04x,
-     * grad3d 1.035x, diffusion3d 1.02x; but star3d1r.double 0.987x and
-     * aniso3d (reach 2 along the march) 0.86x; star3d2r and star3d3r
-     * 1.00x (no step of their defaults skips a row of threads). So only
-     * floats of reach 1 along the march, where it measured faster. */
-    int R1 = r == 3 ? tb->reach[1] : 0, dbl = 0;
-    for (int q = 0; q < tb->npairs; q++)
-      dbl |= p->fields.data[tb->cur[q]].ty == TY_DOUBLE;
-    int skip = fast && r == 3 && !dbl && R0 == 1 && tb->psum < 0 && !tb->whole && t * R1 >= tb->rows;
+    /* 3-D (IrTb.skip_rows, tblock.c): step t's rows along j are needed in
+     * [t R1, BY RY - 1 - t R1] (the own rows widened by the reach of the
+     * steps after it); a row of threads (a warp where BX is 32) whose rows
+     * lie outside skips it. */
+    int R1 = r == 3 ? tb->reach[1] : 0, skip = fast && tb->skip_rows && t * R1 >= tb->rows;
     if (skip)
       buf_printf(b, "        if (ty_ * RY_ + RY_ - 1 >= %d && ty_ * RY_ < BY_ * RY_ - %d) { /* step %d: row s_ - %d; its rows "
                     "along j the later steps need */\n", t * R1, t * R1, t, t * LAG);

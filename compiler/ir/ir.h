@@ -289,6 +289,9 @@ typedef struct IrTb {
    * order the source adds them (the same rounding); -1: none
    * (-fno-tb-partial-sums, or not such a chain) */
   int psum;
+  /* CUDA 3-D strip: in the steady iterations a row of threads skips the
+   * steps none of whose rows the later steps need (tblock.c) */
+  int skip_rows;
   /* C/OpenMP: the points of a tile per dimension (without its halo);
    * cpu_march (3-D): the tile marches along i, each step's last
    * march_ring = 2r + 1 planes in a ring, instead of computing each step

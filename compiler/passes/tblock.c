@@ -1370,6 +1370,17 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
            * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
            * docs/benchmarks.md, 2026-11-23). */
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
+          /* 3-D strip passes: in the steady iterations a row of threads
+           * whose rows none of the later steps need skips the step
+           * (cg_cuda_tb.c print_2d_steps). Measured on the H200
+           * (docs/benchmarks.md 2026-11-29 09:47-09:52, fused passes with
+           * and without): star3d1r 1.03x, box3d19 1.04x, grad3d 1.035x,
+           * diffusion3d 1.02x; but star3d1r.double 0.987x and aniso3d
+           * (reach 2 along the march) 0.86x. So floats of reach 1 along
+           * the march, without partial sums (a box's sums serve rows of
+           * later iterations). */
+          t->skip_rows = t->fast_instance && t->cuda == TB_STRIP && t->psum < 0 && !t->whole && t->reach[0] == 1 &&
+                         !pairs_double(p, t);
           /* (partial sums evaluate a row's terms in other rows' iterations) */
           if (o->target == TARGET_CUDA && k->rank == 2 && !p->grids.data[k->grid].periodic[0] && t->psum < 0)
             row_band(p, k, t);
