@@ -987,7 +987,10 @@ bool stn_cuda_graph_record_end(stn_cuda_graph *g)
     for (int f = 0; f < program->nfields; f++)
       *program->fields[f] = graph_saved[f];
     (void)cudaGetLastError();
-    graph_off(g, moved ? "the fields are elsewhere after the recorded iterations (a compiler bug: the loop's period)"
+    char bug[160]; /* the compiler's period, wrong */
+    snprintf(bug, sizeof bug, "the fields are elsewhere after the %d recorded iterations (a compiler bug: the loop's swaps "
+             "do not repeat every %d iterations)", g->iters, g->period);
+    graph_off(g, moved ? bug
                  : few ? "fewer launches recorded than iterations (a launch went to another stream: a bug of the run time)"
                        : "recording failed", moved || few ? cudaSuccess : err);
     return false;

@@ -99,9 +99,7 @@ void print_number(Buf *b, Type ty, double v)
 
 int line_of(const IrProgram *p, Span at)
 {
-  int line, col;
-  src_linecol(p->src, at.lo, &line, &col);
-  return line;
+  return ir_line(p, at);
 }
 
 
@@ -1059,7 +1057,6 @@ static LoopGraph print_graph_decl(Printer *pr, const IrStmt *s, int depth, const
   indent(b, depth);
   buf_puts(b, "};\n");
   if (s->graph_guards) { /* whether iteration v runs none of the loop's ifs (passes/graph.c: they test v alone) */
-    const char *v = cname(p, p->vars.data[s->var].name);
     indent(b, depth);
     buf_printf(b, "auto stn_quiet%d_ = [&](long %s) { return ", g.id, v);
     for (int i = 0, n = 0; i < s->body.len; i++)

@@ -146,11 +146,16 @@ static void print_const(FILE *out, const IrNode *n)
     fprintf(out, n->ty == TY_FLOAT ? "%.9g" : "%.17g", n->f);
 }
 
-static void print_loc(FILE *out, const IrProgram *p, Span at)
+int ir_line(const IrProgram *p, Span at)
 {
   int line, col;
   src_linecol(p->src, at.lo, &line, &col);
-  fprintf(out, "%s:%d", p->src->name, line);
+  return line;
+}
+
+static void print_loc(FILE *out, const IrProgram *p, Span at)
+{
+  fprintf(out, "%s:%d", p->src->name, ir_line(p, at));
 }
 
 /* Host expressions are trees: print them infix, fully parenthesised. */

@@ -393,6 +393,9 @@ typedef struct IrProgram {
 /* The value of host or kernel node id at the params' defaults (0: not
  * known before run time, e.g. a kernel argument). */
 int ir_eval_default(const IrProgram *p, const IrNodes *pool, int id, double *v);
+/* The source line of span `at` (for notes and comments that point back to
+ * the .stn file). */
+int ir_line(const IrProgram *p, Span at);
 /* lower.c */
 IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src);
 /* ir.c */

@@ -73,13 +73,6 @@ static const char *user_name(const IrProgram *p, int v)
   return arena_printf(p->arena, "%.*s", (int)(u - n), n);
 }
 
-static int line_of(const IrProgram *p, Span sp)
-{
-  int line, col;
-  src_linecol(p->src, sp.lo, &line, &col);
-  return line;
-}
-
 /* Marks in `set` the variables that statements of blk assign, at any
  * depth: assignments, reductions' results, loop variables, timers. */
 static void assigned_vars(const IrBlock *blk, char *set)
@@ -128,7 +121,7 @@ static const char *body_why(const IrProgram *p, const IrStmt *loop, int nested, 
     *calls |= body->data[i]->kind == H_CALL;
   for (int i = 0; i < body->len; i++) {
     const IrStmt *s = body->data[i];
-    int line = line_of(p, s->span), v;
+    int line = ir_line(p, s->span), v;
     switch (s->kind) {
     case H_SWAP: continue;
     case H_CALL: {
