@@ -98,10 +98,13 @@ flags_of() {
 # file:NAME (a file the program writes, byte for byte) | extra args for
 # the compute-sanitizer runs (shorter runs: every launch is checked) |
 # "zero" when the program relies on fields starting at zero (the language
-# says they do), so the GPU run cannot start them as NaN.
+# says they do), so the GPU run cannot start them as NaN. himeno_m is large
+# enough for --tb=auto's timed first passes (fields beyond the L2, eight
+# passes or more) and its choice between fused passes and single steps.
 verify_cases() {
   cat <<'CASES'
 himeno|examples/himeno.stn|--NI=33 --NJ=33 --NK=65 --ITERS=20|p:float wrk2:float|rel:Gosa ::1e-9
+himeno_m|examples/himeno.stn|--NI=129 --NJ=129 --NK=257 --ITERS=40|p:float wrk2:float|rel:Gosa ::1e-9|--ITERS=10
 diffusion3d|examples/diffusion3d.stn|--N=40 --STEPS=15|f:float fn:float|rel:Total heat ::1e-9;rel:Peak ::1e-9
 jacobi2d|examples/jacobi2d.stn|--N=70 --M=90 --MAXIT=40|u:double uold:double|rel:Residual ::1e-9;rel:Solution Error ::1e-9;rel:Iterations ::0
 lazy|bench/lazy.stn|--N=40 --STEPS=13|u:double un:double|rel:a ::1e-9;rel:b ::1e-9;rel:c ::1e-9;rel:cnt ::1e-9;rel:trail ::1e-9;rel:last change ::1e-9;rel:peak ::1e-9;rel:total ::1e-9;rel:points ::1e-9
@@ -115,6 +118,7 @@ semantics|tests/lit/run/semantics.stn||a:double b:double m:int|rel:old:0;rel:div
 recoef|tests/lit/run/recoef.stn|--N=20 --M=14 --K=37 --T=5|u:float v:float a:float b:float|rel:first ::1e-9;rel:second ::1e-9
 grayscott|examples/grayscott.stn|--N=64 --STEPS=300|u:double v:double|rel:Total u ::1e-9;rel:Total v ::1e-9;rel:Peak v ::1e-9
 funclap|tests/lit/func/Inputs/lap.stn||a:double b:double d:double|abs:lap(lap(u)) against the 13 points in its order::0;abs:lap(u)[1, -1] against lap at (1, -1)::0;rel:sum::1e-9||zero
+reduceorder|tests/lit/run/reduce-order.stn||u:double|rel:last ::1e-12
 CASES
 }
 
@@ -553,6 +557,18 @@ section_himeno() {
     done
   done
   cat "$T"/handwritten.*.out >> "$LOG/gpu.log"
+  # Every timed run's Gosa against single steps' (STN_TB=0): --tb=auto's
+  # timed first passes switch kernels mid-loop, and once left a fused
+  # pass's stale residual (docs/benchmarks.md 2026-11-29 11:12).
+  for sz in M L; do
+    if [ $sz = M ]; then args="--NI=129 --NJ=129 --NK=257 --ITERS=2000"; else args="--NI=257 --NJ=257 --NK=513 --ITERS=300"; fi
+    # shellcheck disable=SC2086
+    (cd "$T/scratch" && STN_TB=0 "$T/himeno_default" $args > "$T/himeno_$sz.single.out") || { say "  himeno $sz STN_TB=0: RUN FAILED"; fail=1; }
+    for r in $(seq 1 "$reps"); do
+      tests/tools/numcmp.sh "Gosa :" 1e-6 "$T/himeno_$sz.$r.out" "$T/himeno_$sz.single.out" >>"$LOG/gpu.log" 2>&1 || {
+        say "  himeno $sz, run $r: Gosa MISMATCH against single steps (STN_TB=0)"; fail=1; }
+    done
+  done
   for sz in M L; do
     local hdr=129x129x257
     [ $sz = L ] && hdr=257x257x513

@@ -49,33 +49,44 @@ bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
   return pays;
 }
 
+static stn_tb_trial *trial_timing; /* the trial whose pass trial_pass is being timed, if any */
+static long trial_pass;
+
 bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes)
 {
   if (n == 0 && t->state == STN_TB_UNDECIDED) {
     t->state = stn_tb_trial_start(passes, getenv("STN_TB_TRIAL"), getenv("STN_TB"));
     if (t->state == STN_TB_TIMING && !t->ev[0])
-      for (int e = 0; e <= STN_TB_TRIAL_PASSES; e++)
+      for (int e = 0; e < 2 * STN_TB_TRIAL_PASSES; e++)
         STN_CUDA_CHECK(cudaEventCreate(&t->ev[e]));
   }
   if (t->state == STN_TB_TIMING && n < STN_TB_TRIAL_PASSES) {
-    if (n == 0)
-      STN_CUDA_CHECK(cudaEventRecord(t->ev[0]));
+    STN_CUDA_CHECK(cudaEventRecord(t->ev[2 * n]));
+    trial_timing = t;
+    trial_pass = n;
     return stn_tb_trial_timing_single(n);
   }
   return t->state == STN_TB_SINGLE;
+}
+
+void stn_cuda_tb_trial_restart(void)
+{
+  if (trial_timing)
+    STN_CUDA_CHECK(cudaEventRecord(trial_timing->ev[2 * trial_pass]));
 }
 
 void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n)
 {
   if (t->state != STN_TB_TIMING || n >= STN_TB_TRIAL_PASSES)
     return;
-  STN_CUDA_CHECK(cudaEventRecord(t->ev[n + 1]));
+  STN_CUDA_CHECK(cudaEventRecord(t->ev[2 * n + 1]));
+  trial_timing = NULL;
   if (n + 1 < STN_TB_TRIAL_PASSES)
     return;
   float ms[STN_TB_TRIAL_PASSES];
-  STN_CUDA_CHECK(cudaEventSynchronize(t->ev[STN_TB_TRIAL_PASSES]));
+  STN_CUDA_CHECK(cudaEventSynchronize(t->ev[2 * STN_TB_TRIAL_PASSES - 1]));
   for (int e = 0; e < STN_TB_TRIAL_PASSES; e++)
-    STN_CUDA_CHECK(cudaEventElapsedTime(&ms[e], t->ev[e], t->ev[e + 1]));
+    STN_CUDA_CHECK(cudaEventElapsedTime(&ms[e], t->ev[2 * e], t->ev[2 * e + 1]));
   t->state = stn_tb_trial_pick_single(ms) ? STN_TB_SINGLE : STN_TB_FUSED;
   if (stn_profiling)
     fprintf(stderr, "%s: temporal blocking timed: %d single step%s %.4f / %.4f ms, a fused pass of %d %.4f / %.4f ms: "
@@ -753,8 +764,13 @@ long long *stn_cuda_reduction_xpartials(stn_reduction *r, size_t nblocks)
 
 void stn_cuda_reduction_end(stn_reduction *r)
 {
-  if (r->pending)
+  if (r->pending) { /* latest launch last: where two kernels' results go to one variable, the later one's stays */
+    int i = 0;
+    while (pend[i] != r)
+      i++;
+    stn_move_last(pend, npend, sizeof *pend, i);
     return;
+  }
   r->pending = 1;
   if (npend == cappend) {
     cappend = cappend ? 2 * cappend : 16;

@@ -152,17 +152,25 @@ static inline bool stn_tb_pays_for(double bytes, double l2, unsigned long blocks
  * either (stn_cuda_tb_pays). With --profile the times and the choice are
  * on stderr. The generated loop asks stn_cuda_tb_trial_single(t, n,
  * passes) before its pass n (0: this run's first of `passes`) and calls
- * stn_cuda_tb_trial_mark(t, n) after it. */
+ * stn_cuda_tb_trial_mark(t, n) after it. A fused pass's wrapper that first
+ * checks on the device whether cur and next agree outside the region
+ * (after single steps wrote them, so both timed fused passes do) calls
+ * stn_cuda_tb_trial_restart() after the check: the pass's time starts
+ * there, since the passes that follow a fused one skip the check
+ * (Himeno M on the H200 timed its fused passes with the check and the
+ * host's wait for its answer, 20-30 us on a 106 us pass, and took single
+ * steps 10% slower, docs/benchmarks.md 2026-11-29 11:20). */
 enum { STN_TB_TRIAL_PASSES = 4, STN_TB_TRIAL_MIN = 8 };
 enum { STN_TB_UNDECIDED, STN_TB_TIMING, STN_TB_FUSED, STN_TB_SINGLE };
 typedef struct stn_tb_trial {
   const char *kernel;
   int steps;  /* T */
   int state;  /* STN_TB_UNDECIDED ... */
-  cudaEvent_t ev[STN_TB_TRIAL_PASSES + 1];
+  cudaEvent_t ev[2 * STN_TB_TRIAL_PASSES];  /* pass n's start (2n) and end (2n + 1) */
 } stn_tb_trial;
 bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes);
 void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n);
+void stn_cuda_tb_trial_restart(void);
 /* The state a loop of `passes` passes starts in: fused where
  * STN_TB_TRIAL=0 (trial_env) or STN_TB=1 (tb_env) ask for it (STN_TB=1
  * with STN_TB_TRIAL=1 times them all the same: the tests' way to check
@@ -425,8 +433,24 @@ void stn_cuda_field_set(stn_field *f, const void *src);
  * variable) finishes every pending reduction into mapped host memory,
  * waits and delivers. A launch whose result main never reads (the time
  * loop of Himeno overwrites gosa every sweep) is never finished: the
- * sweep costs one kernel launch, not four operations. */
+ * sweep costs one kernel launch, not four operations. Delivery follows
+ * each kernel's latest launch, so where two kernels' results go to one
+ * variable the later launch's stays (Himeno under --tb=auto: fused passes
+ * timed, then single steps). */
 enum { STN_MAXRED = 16 };
+/* Moves element i of the n elements of `size` bytes at a to the end, the
+ * others keeping their order: the run times' lists of pending results are
+ * in the order of each kernel's latest launch. */
+static inline void stn_move_last(void *a, int n, size_t size, int i)
+{
+  char *e = (char *)a;
+  for (int k = i; k + 1 < n; k++)
+    for (size_t c = 0; c < size; c++) {
+      const char t = e[k * size + c];
+      e[k * size + c] = e[(k + 1) * size + c];
+      e[(k + 1) * size + c] = t;
+    }
+}
 typedef struct stn_reduction {
   int started, nred, atomic, ops[STN_MAXRED];
   double *part;             /* device: nred x cap partials (atomic: nred slots) */

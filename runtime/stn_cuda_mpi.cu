@@ -302,22 +302,6 @@ static char *grow(char **buf, size_t *cap, size_t need, int host, const char *wh
   return *buf;
 }
 
-static int dir_index(int rank, const int *e)
-{
-  int idx = 0;
-  for (int d = 0; d < rank; d++)
-    idx = idx * 3 + e[d] + 1;
-  return idx;
-}
-
-static void dir_of(int rank, int idx, int *e)
-{
-  for (int d = rank - 1; d >= 0; d--) {
-    e[d] = idx % 3 - 1;
-    idx /= 3;
-  }
-}
-
 /* Appends field f's box [lo, hi) at byte off of the buffer; its padded size. */
 static size_t add_box(const stn_field *f, const long *lo, const long *hi, size_t off)
 {
@@ -364,11 +348,11 @@ static size_t plan(const stn_mpi_xch *x, int send, size_t *off, size_t *bytes)
     if (e >= ndirs || e == ndirs / 2 || ex.nbr[e] == MPI_PROC_NULL)
       continue;
     int dir[STN_MAX_RANK], back[STN_MAX_RANK];
-    dir_of(rank, e, dir);
+    stn_mpi_dir_of(rank, e, dir);
     for (int d = 0; d < rank; d++)
       back[d] = -dir[d];
     /* the ghost side the reader reads: the neighbour's side -e, or ours e */
-    const int side = send ? dir_index(rank, back) : e;
+    const int side = send ? stn_mpi_dir_index(rank, back) : e;
     for (int i = 0; i < x->nfields; i++)
       if (x->sel[i] && (x->fields[i].dirs >> side & 1)) {
         long lo[STN_MAX_RANK], hi[STN_MAX_RANK];
@@ -533,11 +517,11 @@ void stn_cuda_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_
   for (int e = 0; e < ndirs && !device_path; e++)
     if (ex.rbytes[e]) {
       int dir[STN_MAX_RANK], back[STN_MAX_RANK];
-      dir_of(rank, e, dir);
+      stn_mpi_dir_of(rank, e, dir);
       for (int d = 0; d < rank; d++)
         back[d] = -dir[d];
       /* the neighbour at e sends towards us (its direction -e) with that tag */
-      mpi_check(MPI_Irecv(rbuf + ex.roff[e], (int)ex.rbytes[e], MPI_BYTE, ex.nbr[e], dir_index(rank, back), ex.cart,
+      mpi_check(MPI_Irecv(rbuf + ex.roff[e], (int)ex.rbytes[e], MPI_BYTE, ex.nbr[e], stn_mpi_dir_index(rank, back), ex.cart,
                           &x->req[x->nreq++]), "MPI_Irecv (halo exchange)");
     }
   /* packed after the launches that wrote the fields, beside the interior's */
@@ -655,8 +639,9 @@ void stn_cuda_mpi_red_init(double *vals, stn_xsum *xvals, struct stn_reduction *
   }
 }
 
-/* The kernels whose results are still to be combined, in the order they
- * were first recorded (the same on every rank: the program's order). */
+/* The kernels whose results are still to be combined, in the order of
+ * their latest recording (the same on every rank: the program's order),
+ * so that where two kernels' results go to one variable the later stays. */
 typedef struct {
   const double *vals;
   const stn_xsum *xvals;
@@ -714,7 +699,10 @@ void stn_cuda_mpi_red_done(const double *vals, const stn_xsum *xvals, int nparts
         c = NULL;
         break;
       }
-  if (!c) {
+  if (c) {
+    stn_move_last(comb, ncomb, sizeof *comb, (int)(c - comb));
+    c = &comb[ncomb - 1];
+  } else {
     if (ncomb == capcomb) {
       capcomb = capcomb ? 2 * capcomb : 16;
       comb = (combine *)realloc(comb, sizeof *comb * (size_t)capcomb);

@@ -143,7 +143,7 @@ void stn_mpi_lib_init(stn_program *p)
 
 void stn_mpi_setup_done(void) { stn_fatal_collective = 0; }
 
-static int dir_index(int rank, const int *e)
+int stn_mpi_dir_index(int rank, const int *e)
 {
   int idx = 0;
   for (int d = 0; d < rank; d++)
@@ -151,7 +151,7 @@ static int dir_index(int rank, const int *e)
   return idx;
 }
 
-static void dir_of(int rank, int idx, int *e)
+void stn_mpi_dir_of(int rank, int idx, int *e)
 {
   for (int d = rank - 1; d >= 0; d--) {
     e[d] = idx % 3 - 1;
@@ -238,7 +238,7 @@ void stn_mpi_grid_init(stn_grid *g, const char *name, int rank, const long *n, c
     ndirs *= 3;
   for (int e = 0; e < ndirs; e++) {
     int dir[STN_MAX_RANK], c[STN_MAX_RANK], out = 0;
-    dir_of(rank, e, dir);
+    stn_mpi_dir_of(rank, e, dir);
     for (int d = 0; d < rank; d++) {
       c[d] = dc->coords[d] + dir[d];
       if (c[d] < 0 || c[d] >= dims[d]) {
@@ -393,9 +393,9 @@ void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any
     }
     int face[STN_MAX_RANK] = { 0, 0, 0 };
     face[d] = -1;
-    int has_lo = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
+    int has_lo = dc->nbr[stn_mpi_dir_index(rank, face)] != MPI_PROC_NULL;
     face[d] = 1;
-    int has_hi = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL;
+    int has_hi = dc->nbr[stn_mpi_dir_index(rank, face)] != MPI_PROC_NULL;
     in_lo[d] = lo[d] > (has_lo ? rlo : 0) ? lo[d] : (has_lo ? rlo : 0);
     in_hi[d] = hi[d] < g->n[d] - (has_hi ? rhi : 0) ? hi[d] : g->n[d] - (has_hi ? rhi : 0);
     if (in_hi[d] <= in_lo[d])
@@ -488,9 +488,9 @@ static void extension_parts(const stn_mpi_xch *x, stn_mpi_parts *parts)
   for (int d = 0; d < rank; d++) {
     int face[STN_MAX_RANK] = { 0, 0, 0 };
     face[d] = -1;
-    const long el = dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL ? -x->ext : 0;
+    const long el = dc->nbr[stn_mpi_dir_index(rank, face)] != MPI_PROC_NULL ? -x->ext : 0;
     face[d] = 1;
-    const long eh = g->n[d] + (dc->nbr[dir_index(rank, face)] != MPI_PROC_NULL ? x->ext : 0);
+    const long eh = g->n[d] + (dc->nbr[stn_mpi_dir_index(rank, face)] != MPI_PROC_NULL ? x->ext : 0);
     const long rl = x->rlo[d] - g->global_lo[d], rh = x->rhi[d] - g->global_lo[d];
     elo[d] = rl > el ? rl : el;
     ehi[d] = rh < eh ? rh : eh;
@@ -621,10 +621,10 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
     if (e == ndirs / 2)
       continue;
     int dir[STN_MAX_RANK], back[STN_MAX_RANK];
-    dir_of(rank, e, dir);
+    stn_mpi_dir_of(rank, e, dir);
     for (int d = 0; d < rank; d++)
       back[d] = -dir[d];
-    int eb = dir_index(rank, back);
+    int eb = stn_mpi_dir_index(rank, back);
     /* receive the ghost points on side e from the neighbour there */
     if (dc->nbr[e] != MPI_PROC_NULL) {
       size_t bytes = 0;
@@ -644,10 +644,10 @@ void stn_mpi_begin(stn_mpi_xch *x, const long *lo, const long *hi, stn_mpi_parts
     if (e == ndirs / 2 || dc->nbr[e] == MPI_PROC_NULL)
       continue;
     int dir[STN_MAX_RANK], back[STN_MAX_RANK];
-    dir_of(rank, e, dir);
+    stn_mpi_dir_of(rank, e, dir);
     for (int d = 0; d < rank; d++)
       back[d] = -dir[d];
-    int eb = dir_index(rank, back);
+    int eb = stn_mpi_dir_index(rank, back);
     /* send what the neighbour at e reads on its side -e */
     size_t bytes = 0;
     for (int i = 0; i < x->nfields; i++)
@@ -688,7 +688,7 @@ void stn_mpi_end(stn_mpi_xch *x)
     if (e == ndirs / 2 || dc->nbr[e] == MPI_PROC_NULL)
       continue;
     int dir[STN_MAX_RANK];
-    dir_of(rank, e, dir);
+    stn_mpi_dir_of(rank, e, dir);
     size_t off = 0;
     for (int i = 0; i < x->nfields; i++)
       if (x->sel[i] && (x->fields[i].dirs >> e & 1)) {

@@ -132,6 +132,10 @@ void stn_mpi_end(stn_mpi_xch *x);
 MPI_Comm stn_mpi_xch_setup(stn_mpi_xch *x, int *nbr);
 void stn_mpi_msg_box(const stn_grid *g, const stn_mpi_xfield *xf, const int *e, int send, long *lo, long *hi);
 void stn_mpi_split(const stn_mpi_xch *x, const long *lo, const long *hi, int any, stn_mpi_parts *parts);
+/* Directions as both runtimes number them: offsets e[d] in {-1, 0, 1}
+ * along each of `rank` dimensions, index sum of (e[d] + 1) 3^(rank-1-d). */
+int stn_mpi_dir_index(int rank, const int *e);
+void stn_mpi_dir_of(int rank, int idx, int *e);
 /* What stn_mpi_begin decides, for both runtimes: which fields to exchange
  * (x->sel; returns whether any), how far past the part to compute (x->ext),
  * and the parts. stn_mpi_exchanged: the selected fields' ghost points are

@@ -1402,7 +1402,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                 "    STN_CUDA_CHECK(cudaMemset(differ_, 0, sizeof(int)));\n");
     print_outside_launch(b, p, tb, 1);
     buf_puts(b, "    int differ_h_ = 1;\n    STN_CUDA_CHECK(cudaMemcpy(&differ_h_, differ_, sizeof(int), cudaMemcpyDeviceToHost));\n"
-                "    same_ = !differ_h_;\n  }\n");
+                "    same_ = !differ_h_;\n"
+                "    stn_cuda_tb_trial_restart();  /* --tb=auto's timed pass starts here: the passes after it skip the check */\n"
+                "  }\n");
     buf_puts(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
                 "  const bool fast_ = same_ && !prev_;\n");
   }

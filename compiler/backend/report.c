@@ -353,14 +353,8 @@ static void mpi_text(FILE *f, const IrProgram *p, const IrKernel *k)
     fprintf(f, "before each call, exchanges");
     for (int i = 0; i < k->xch.len; i++) {
       const IrXField *x = &k->xch.data[i];
-      int sides[3] = { 0, 0, 0 };
-      for (int e = 0; e < 27; e++)
-        if (x->dirs >> e & 1) {
-          int nz = 0;
-          for (int d = 0, y = e; d < k->rank; d++, y /= 3)
-            nz += y % 3 != 1;
-          sides[nz - 1]++;
-        }
+      int sides[3];
+      ir_xfield_sides(x, k->rank, sides);
       fprintf(f, "%s %s (halo", i ? ";" : "", p->fields.data[x->field].label);
       for (int d = 0; d < k->rank; d++)
         fprintf(f, " %d:%d", x->lo[d], x->hi[d]);
@@ -406,14 +400,8 @@ static void mpi_json(FILE *f, const IrProgram *p, const IrKernel *k)
   fprintf(f, "], \"exchanges\": [");
   for (int i = 0; i < k->xch.len; i++) {
     const IrXField *x = &k->xch.data[i];
-    int sides[3] = { 0, 0, 0 };
-    for (int e = 0; e < 27; e++)
-      if (x->dirs >> e & 1) {
-        int nz = 0;
-        for (int d = 0, y = e; d < k->rank; d++, y /= 3)
-          nz += y % 3 != 1;
-        sides[nz - 1]++;
-      }
+    int sides[3];
+    ir_xfield_sides(x, k->rank, sides);
     fprintf(f, "%s{\"field\": ", i ? ", " : "");
     json_str(f, p->fields.data[x->field].label);
     fprintf(f, ", \"halo\": [");

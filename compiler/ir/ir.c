@@ -236,6 +236,21 @@ static void print_node(FILE *out, const IrProgram *p, const IrKernel *k, int id)
   fprintf(out, "\n");
 }
 
+/* How many of an exchanged field's neighbours (IrXField.dirs, one bit a
+ * direction e = sum of (offset + 1) 3^d) are faces, edges and corners:
+ * the directions with one, two and three nonzero offsets. */
+void ir_xfield_sides(const IrXField *x, int rank, int sides[3])
+{
+  sides[0] = sides[1] = sides[2] = 0;
+  for (int e = 0; e < 27; e++)
+    if (x->dirs >> e & 1) {
+      int nz = 0;
+      for (int d = 0, y = e; d < rank; d++, y /= 3)
+        nz += y % 3 != 1;
+      sides[nz - 1]++;
+    }
+}
+
 void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
 {
   const IrGrid *g = &p->grids.data[k->grid];
@@ -271,14 +286,8 @@ void ir_print_kernel(FILE *out, const IrProgram *p, const IrKernel *k)
       fprintf(out, "  exchange %s", p->fields.data[x->field].label);
       for (int d = 0; d < k->rank; d++)
         fprintf(out, " %d:%d", x->lo[d], x->hi[d]);
-      int sides[3] = { 0, 0, 0 };
-      for (int e = 0; e < 27; e++)
-        if (x->dirs >> e & 1) {
-          int nz = 0;
-          for (int d = 0, y = e; d < k->rank; d++, y /= 3)
-            nz += y % 3 != 1;
-          sides[nz - 1]++;
-        }
+      int sides[3];
+      ir_xfield_sides(x, k->rank, sides);
       if (k->deep)
         fprintf(out, " deep %d%s%s%s\n", k->deep, x->role & XF_NOREAD ? " unread" : "", x->role & XF_WFULL ? " written"
                 : "", x->role & XF_WPART ? " written-in-part" : "");

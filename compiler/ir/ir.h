@@ -396,6 +396,8 @@ int ir_eval_default(const IrProgram *p, const IrNodes *pool, int id, double *v);
 /* The source line of span `at` (for notes and comments that point back to
  * the .stn file). */
 int ir_line(const IrProgram *p, Span at);
+/* Faces, edges and corners among the neighbours a field is exchanged with. */
+void ir_xfield_sides(const IrXField *x, int rank, int sides[3]);
 /* lower.c */
 IrProgram *ir_lower(Sema *s, Arena *arena, const Source *src);
 /* ir.c */
