@@ -159,7 +159,7 @@ static inline bool stn_tb_pays_for(double bytes, double l2, unsigned long blocks
  * there, since the passes that follow a fused one skip the check
  * (Himeno M on the H200 timed its fused passes with the check and the
  * host's wait for its answer, 20-30 us on a 106 us pass, and took single
- * steps 10% slower, docs/benchmarks.md 2026-11-29 11:20). */
+ * steps 10% slower, docs/benchmarks.md 2026-11-29 11:12). */
 enum { STN_TB_TRIAL_PASSES = 4, STN_TB_TRIAL_MIN = 8 };
 enum { STN_TB_UNDECIDED, STN_TB_TIMING, STN_TB_FUSED, STN_TB_SINGLE };
 typedef struct stn_tb_trial {
