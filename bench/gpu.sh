@@ -39,7 +39,9 @@
 #                      persist (bench/persist.cu: relaunched single steps
 #                      against a CUDA graph and a persistent grid), graph
 #                      (time loops replayed as CUDA graphs: values against
-#                      launching every kernel, and timed; GRAPH_REPS)
+#                      launching every kernel, and timed; GRAPH_REPS),
+#                      choices (every program where fused passes, timed
+#                      passes and graphs engage, against each forced off)
 #
 # Verification builds the GPU code with -fmad=false so that it rounds like
 # the CPU reference; fields start as NaN (STN_POISON=1) so that a point a
@@ -580,6 +582,59 @@ section_himeno() {
   done
 }
 
+# ---- run-time choices at scale --------------------------------------------
+# The verification's sizes are small, where fused passes do not pay and
+# loops run single steps. Here every program runs where the run time's
+# choices engage (fused passes, --tb=auto's timed first passes, CUDA
+# graphs), with its choices as they fall and each forced another way:
+# STN_TB=0 (single steps), STN_TB_TRIAL=0 (fused passes, untimed),
+# STN_GRAPH=0 (every kernel launched). The printed values must agree
+# (relative tolerance as listed: FMA contraction differs between the
+# kernels). Himeno M once printed a stale Gosa after the timed passes
+# chose single steps (docs/benchmarks.md 2026-11-29 11:12).
+choice_cases() {
+  cat <<'CASES'
+himeno_m|examples/himeno.stn|--NI=129 --NJ=129 --NK=257 --ITERS=64|Gosa :|1e-6
+himeno_l|examples/himeno.stn|--NI=257 --NJ=257 --NK=513 --ITERS=40|Gosa :|1e-6
+diffusion3d|examples/diffusion3d.stn|--N=256 --STEPS=64|Total heat :;Peak :|1e-6
+grayscott|examples/grayscott.stn|--N=2048 --STEPS=200|Total u :;Total v :;Peak v :|1e-6
+lbm_d2q9|examples/lbm_d2q9.stn|--NX=2048 --NY=2048 --STEPS=120|L2 error :|1e-6
+cg_poisson|examples/cg_poisson.stn|--N=256 --MAXIT=300|Relative residual :;Solution error :|1e-6
+jacobi2d|examples/jacobi2d.stn|--N=4096 --M=4096 --MAXIT=200|Residual :;Solution Error :|1e-6
+recoef|tests/lit/run/recoef.stn|--N=300 --M=301 --K=299 --T=40|first :;second :|1e-6
+tblock|tests/lit/run/tblock.stn|--N=301 --M=299 --K=257 --STEPS=41|sums :|1e-6
+star3d1r|bench/an5d/star3d1r.stn|--N=256 --STEPS=64|Checksum :|1e-7
+box3d1r|bench/an5d/box3d1r.stn|--N=256 --STEPS=64|Checksum :|1e-7
+graphs|bench/graphs.stn|--N=96 --STEPS=101|the last reduction in the loop|1e-9
+CASES
+}
+section_choices() {
+  say ""
+  say "run-time choices at scale: each program's printed values with its choices as they fall against STN_TB=0, STN_TB_TRIAL=0 and STN_GRAPH=0:"
+  mkdir -p "$T/ch" "$T/scratch"
+  while IFS='|' read -r ex src _; do
+    printf 'build/stencilc --target=cuda --build -o %s %s > %s 2>&1\n' "$T/ch/$ex" "$src" "$T/ch/$ex.build.log"
+  done < <(choice_cases) | xargs -P "$(nproc)" -I{} sh -c '{}'
+  while IFS='|' read -r ex src args labels tol; do
+    [ -x "$T/ch/$ex" ] || { say "  $ex: BUILD FAILED"; cp "$T/ch/$ex.build.log" "$LOG/"; fail=1; continue; }
+    local ok=1 cfg
+    for cfg in default STN_TB=0 STN_TB_TRIAL=0 STN_GRAPH=0; do
+      local e=""
+      [ $cfg = default ] || e=$cfg
+      # shellcheck disable=SC2086
+      (cd "$T/scratch" && env $e "$T/ch/$ex" $args > "$T/ch/$ex.$cfg.out" 2>&1) || { say "  $ex $cfg: RUN FAILED: $(tail -2 "$T/ch/$ex.$cfg.out")"; ok=0; continue; }
+    done
+    IFS=';' read -ra lbs <<<"$labels"
+    for cfg in STN_TB=0 STN_TB_TRIAL=0 STN_GRAPH=0; do
+      for lb in "${lbs[@]}"; do
+        tests/tools/numcmp.sh "$lb" "$tol" "$T/ch/$ex.default.out" "$T/ch/$ex.$cfg.out" >>"$LOG/gpu.log" 2>&1 || {
+          say "  $ex: '$lb' differs from $cfg's"; ok=0; }
+      done
+    done
+    if [ $ok = 1 ]; then say "  $ex $args: ok (${labels//;/, } within $tol)"; else fail=1; fi
+  done < <(choice_cases)
+}
+
 section_mpi() { OUT="$LOG" bash bench/mpi.sh || fail=1; }
 
 # Data in and out (bench/io.sh): reads on CUDA, kill and restart, a 512^3
@@ -970,6 +1025,7 @@ done < <(cases)
 section_steps
 section_lib
 section_graph
+section_choices
 section_mpi
 [ $fail = 0 ] && say "all verified" || say "FAILURES above"
 exit $fail
