@@ -59,6 +59,15 @@ for v in "tb1:--tb=1:40000:4000" "tb4:--tb=4:40000:4000" "auto:--tb=auto:160000:
     say "  cuda $flag: BUILD FAILED"; tail -5 "$name.build" | tee -a "$LOG/io.log"; fail=1
   fi
 done
+# A 3-D loop whose --tb=auto passes are timed (fused passes against single
+# steps): the restart keeps the choice its checkpoint saved.
+if "$S" --target=cuda --build -o ck3d "$root/tests/lit/io/Inputs/ckpt3d.stn" > ck3d.build 2>&1; then
+  out=$(bash "$root/tests/lit/run/Inputs/kill-restart.sh" "k_3d" 8000 "$B/ck/ck3d --N=256 --STEPS=40000 --save=u=u.npy" 2>&1)
+  say "  cuda 3-D, timed passes (tests/lit/io/Inputs/ckpt3d.stn, 256^3, 40000 steps, a checkpoint every 8000): $(echo "$out" | tr '\n' ' ')"
+  echo "$out" | grep -q "identical" || fail=1
+else
+  say "  cuda 3-D: BUILD FAILED"; tail -5 ck3d.build | tee -a "$LOG/io.log"; fail=1
+fi
 cd "$root"
 
 # 3. a 512^3 float field to .npy and .h5, against the disk

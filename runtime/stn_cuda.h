@@ -171,6 +171,16 @@ typedef struct stn_tb_trial {
 bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes);
 void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n);
 void stn_cuda_tb_trial_restart(void);
+/* --restart: the choice a checkpoint saved (the loop's stn_tb_choice,
+ * the trial's state when it was written) is kept, untimed, so that the
+ * resumed run follows the schedule of the run it resumes: fused passes
+ * and single steps can differ in the last bits, and --restart promises
+ * the same bits. A checkpoint from before the choice times again. */
+static inline void stn_tb_trial_resume(stn_tb_trial *t, int choice)
+{
+  if (choice == STN_TB_FUSED || choice == STN_TB_SINGLE)
+    t->state = choice;
+}
 /* The state a loop of `passes` passes starts in: fused where
  * STN_TB_TRIAL=0 (trial_env) or STN_TB=1 (tb_env) ask for it (STN_TB=1
  * with STN_TB_TRIAL=1 times them all the same: the tests' way to check

@@ -997,9 +997,10 @@ static void loop_writes(const IrProgram *p, const IrBlock *blk, char *w)
   }
 }
 
-/* The table of what loop `id` saves; extra: one more variable (the
- * steps a temporally blocked loop has done, or a while loop's count). */
-static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *extra, int depth)
+/* The table of what loop `id` saves; extra, extra2: more variables (the
+ * steps a temporally blocked loop has done and its timed passes' choice,
+ * or a while loop's count). */
+static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *extra, const char *extra2, int depth)
 {
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
@@ -1017,9 +1018,9 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
     buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", p->vars.data[v].name, c, c);
     n++;
   }
-  if (extra) {
+  for (const char *x = extra; x; x = x == extra ? extra2 : NULL) {
     indent(b, depth + 1);
-    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", extra, extra, extra);
+    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", x, x, x);
     n++;
   }
   for (int f = 0; f < p->fields.len; f++)
@@ -1124,14 +1125,32 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
                kname);
   }
   int id = pr->progress ? ++pr->ckpt_loops : 0, nitems = 0;
+  /* --tb=auto (IrTb.trial): each pass asks the run time whether it runs
+   * as T single steps (timed against fused passes, or faster than them;
+   * runtime/stn_cuda.h stn_cuda_tb_trial). A checkpoint saves the choice,
+   * and a restart keeps it, so that the rest of the run follows the same
+   * schedule as the run it resumes (the two can differ in the last bits). */
+  int trial = pr->target->tb_pays && tb->trial;
+  if (trial) {
+    indent(b, depth + 1);
+    buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, STN_TB_UNDECIDED, {} };\n", kname, tb->steps);
+    if (id) {
+      indent(b, depth + 1);
+      buf_puts(b, "int stn_tb_choice = STN_TB_UNDECIDED;  /* the timed passes' choice, in checkpoints */\n");
+    }
+  }
   indent(b, depth + 1);
   buf_puts(b, "int stn_tb_at = 0;  /* steps done (--restart resumes later) */\n");
   if (id) {
     indent(b, depth + 1);
-    nitems = print_ckpt_items(pr, s, id, "stn_tb_at", depth + 1);
+    nitems = print_ckpt_items(pr, s, id, "stn_tb_at", trial ? "stn_tb_choice" : NULL, depth + 1);
     buf_printf(b, "if (stn_ckpt_on)\n");
     indent(b, depth + 2);
     buf_printf(b, "stn_ckpt_point(%d, 0, stn_ckpt%d_, %d);\n", id, id, nitems);
+    if (trial) {
+      indent(b, depth + 1);
+      buf_puts(b, "stn_tb_trial_resume(&stn_tb_trial_, stn_tb_choice);  /* a restart keeps the checkpoint's choice */\n");
+    }
   }
   /* passes start after the single steps, on a pass boundary: a checkpoint
    * written with another schedule resumes in single steps */
@@ -1199,13 +1218,7 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   indent(b, depth + 1);
   buf_printf(b, "const int stn_tb_prev = %s;\n", prev.s);
   buf_free(&prev);
-  /* --tb=auto (IrTb.trial): each pass asks the run time whether it runs
-   * as T single steps (timed against fused passes, or faster than them;
-   * runtime/stn_cuda.h stn_cuda_tb_trial) */
-  int trial = pr->target->tb_pays && tb->trial;
   if (trial) {
-    indent(b, depth + 1);
-    buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, STN_TB_UNDECIDED, {} };\n", kname, T);
     indent(b, depth + 1);
     buf_printf(b, "const int stn_tb_first = %s;\n", first);
     first = "stn_tb_first";
@@ -1217,6 +1230,10 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     buf_printf(b, "if (stn_ckpt_on) {\n");
     indent(b, depth + 3);
     buf_printf(b, "stn_tb_at = %s;\n", at);
+    if (trial) {
+      indent(b, depth + 3);
+      buf_puts(b, "stn_tb_choice = stn_tb_trial_.state;\n");
+    }
     indent(b, depth + 3);
     buf_printf(b, "stn_ckpt_point(%d, stn_tb_at, stn_ckpt%d_, %d);\n", id, id, nitems);
     indent(b, depth + 2);
@@ -1370,7 +1387,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     int id = progress ? ++pr->ckpt_loops : 0, nitems = 0;
     const char *step = NULL;
     if (id) {
-      nitems = print_ckpt_items(pr, s, id, NULL, depth);
+      nitems = print_ckpt_items(pr, s, id, NULL, NULL, depth);
       Buf st = { 0 };
       Printer tp = *pr;
       tp.b = &st;
@@ -1414,7 +1431,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       step = arena_printf(p->arena, "stn_iter%d_++", id);
       buf_printf(b, "int stn_iter%d_ = 0;  /* iterations done */\n", id);
       indent(b, depth);
-      nitems = print_ckpt_items(pr, s, id, arena_printf(p->arena, "stn_iter%d_", id), depth);
+      nitems = print_ckpt_items(pr, s, id, arena_printf(p->arena, "stn_iter%d_", id), NULL, depth);
     }
     if (lazy_reads(pr, s->expr)) {
       buf_printf(b, "while ((%s(), ", pr->target->sync);

@@ -36,5 +36,13 @@ int main()
   printf("cold first passes: %s\n", stn_tb_trial_pick_single(cold) ? "single" : "fused");
   printf("single 5.1%% faster: %s\n", stn_tb_trial_pick_single(margin_in) ? "single" : "fused");
   printf("single 4.9%% faster: %s\n", stn_tb_trial_pick_single(margin_out) ? "single" : "fused");
+  // --restart keeps the choice its checkpoint saved; a checkpoint from
+  // before the choice (undecided, or still timing) times again.
+  const int saved[] = { STN_TB_FUSED, STN_TB_SINGLE, STN_TB_TIMING, STN_TB_UNDECIDED };
+  for (int i = 0; i < 4; i++) {
+    stn_tb_trial t = { "step", 4, STN_TB_UNDECIDED, {} };
+    stn_tb_trial_resume(&t, saved[i]);
+    printf("resumed from a checkpoint saying %s: %s\n", state(saved[i]), state(t.state));
+  }
   return 0;
 }
