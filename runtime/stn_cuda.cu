@@ -1046,7 +1046,7 @@ void stn_cuda_graph_replay(stn_cuda_graph *g)
   STN_CUDA_CHECK(cudaEventSynchronize(g->ev[3]));
   STN_CUDA_CHECK(cudaEventElapsedTime(&plain, g->ev[0], g->ev[1]));
   STN_CUDA_CHECK(cudaEventElapsedTime(&graph, g->ev[2], g->ev[3]));
-  const bool faster = graph < 0.95f * plain;
+  const bool faster = stn_clearly_faster(graph, plain);
   g->state = faster || graph_env() == 1 ? STN_GRAPH_ON : STN_GRAPH_OFF;
   if (graph_verbose())
     fprintf(stderr, "%s: %d iterations %.4f ms plainly, %.4f ms as a CUDA graph: %s\n", g->loop, g->iters, plain, graph,

@@ -1018,11 +1018,13 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
     buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", p->vars.data[v].name, c, c);
     n++;
   }
-  for (const char *x = extra; x; x = x == extra ? extra2 : NULL) {
-    indent(b, depth + 1);
-    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", x, x, x);
-    n++;
-  }
+  const char *const extras[] = { extra, extra2 };
+  for (int e = 0; e < 2; e++)
+    if (extras[e]) {
+      indent(b, depth + 1);
+      buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", extras[e], extras[e], extras[e]);
+      n++;
+    }
   for (int f = 0; f < p->fields.len; f++)
     if (w[f] && p->fields.data[f].scratch_of < 0) {
       indent(b, depth + 1);
