@@ -6,6 +6,7 @@
 #   2. SIGKILL at a random moment, then restart from the last checkpoint,
 #      on CUDA with single steps and with --tb=4: fields and printed lines
 #      identical to an uninterrupted run (tests/lit/run/Inputs/kill-restart.sh);
+#      and a checkpoint of the CPU restarted on CUDA and the other way round;
 #   3. a 512^3 float field written from the CUDA target to .npy and .h5,
 #      against the disk's sequential write speed measured in the same run
 #      (dd, 512 MiB, fsync'd); the program's writes are timed with the
@@ -67,6 +68,26 @@ if "$S" --target=cuda --build -o ck3d "$root/tests/lit/io/Inputs/ckpt3d.stn" > c
   echo "$out" | grep -q "identical" || fail=1
 else
   say "  cuda 3-D: BUILD FAILED"; tail -5 ck3d.build | tee -a "$LOG/io.log"; fail=1
+fi
+# A checkpoint of one target restarts the other (docs/language.md): the
+# CPU's single steps (OpenMP) and CUDA's timed fused passes, each way, at
+# step 200 of 400, against the uninterrupted CPU run; the uninterrupted
+# CUDA run beside them shows how far the two targets' rounding differs.
+if "$S" --target=openmp --build -o cpu3d "$root/tests/lit/io/Inputs/ckpt3d.stn" > cpu3d.build 2>&1 && [ -x ck3d ]; then
+  a="--N=256 --STEPS=400"
+  ./cpu3d $a --save=u=ref.raw > /dev/null && ./ck3d $a --save=u=gpu.raw > /dev/null &&
+  ./cpu3d $a --checkpoint=c.ck --checkpoint-every=200 > /dev/null && ./ck3d $a --checkpoint=g.ck --checkpoint-every=200 > /dev/null
+  for v in "cuda:ck3d:c.ck" "cpu:cpu3d:g.ck"; do
+    IFS=: read -r name prog ck <<< "$v"
+    note=$(./$prog $a --restart=$ck --save=u=$name.raw 2>&1 > /dev/null | grep -o 'resumed from .*')
+    cmp=$("$root/build/tools/fieldcmp" --type=float --atol=0 --rtol=1e-4 $name.raw ref.raw 2>&1 | tr '\n' ' ')
+    say "  $name restarted from the other target's checkpoint ($note): against the CPU's uninterrupted u: $cmp"
+    case $note in *"at step 200") ;; *) fail=1 ;; esac
+    echo "$cmp" | grep -q FAIL && fail=1
+  done
+  say "  (the uninterrupted CUDA run against the CPU's: $("$root/build/tools/fieldcmp" --type=float --atol=0 --rtol=1e-4 gpu.raw ref.raw 2>&1 | tr '\n' ' '))"
+else
+  say "  cross-target restart: BUILD FAILED"; tail -5 cpu3d.build | tee -a "$LOG/io.log"; fail=1
 fi
 cd "$root"
 

@@ -182,6 +182,9 @@ typedef struct stn_ckpt_item {
   void *var;                     /* a variable of main, size bytes */
   size_t size;
   stn_field *field;              /* or a field */
+  int optional;                  /* a checkpoint may lack it (one of another
+                                    schedule, or of an older stencilc): then
+                                    it keeps its value */
 } stn_ckpt_item;
 extern int stn_ckpt_on;          /* --checkpoint or --restart given */
 int stn_ckpt_option(const char *arg);

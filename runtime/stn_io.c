@@ -1583,7 +1583,7 @@ static void ck_restore(const stn_ckpt_item *it, int n)
         memcpy(it[i].var, rs.vars[v].bytes, it[i].size);
         found = 1;
       }
-    if (!found)
+    if (!found && !it[i].optional)
       stn_fatal("--restart=%s: the checkpoint has no value of '%s'", rs_path, it[i].name);
   }
   FILE *fp = fopen(rs_path, "rb");

@@ -999,8 +999,11 @@ static void loop_writes(const IrProgram *p, const IrBlock *blk, char *w)
 
 /* The table of what loop `id` saves; extra, extra2: more variables (the
  * steps a temporally blocked loop has done and its timed passes' choice,
- * or a while loop's count). */
-static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *extra, const char *extra2, int depth)
+ * or a while loop's count). A temporally blocked loop saves its variable
+ * from var (its value as the single steps count it), so that checkpoints
+ * of either schedule restart the other. */
+static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *extra, const char *extra2, const char *var,
+                            int depth)
 {
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
@@ -1013,22 +1016,24 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
   int n = 0;
   buf_printf(b, "stn_ckpt_item stn_ckpt%d_[] = {  /* --checkpoint, --restart: main's variables and the fields this loop writes */\n", id);
   for (int v = 0; v < p->vars.len; v++) {
-    const char *c = cname(p, p->vars.data[v].name);
+    const char *c = var && v == s->var ? var : cname(p, p->vars.data[v].name);
     indent(b, depth + 1);
-    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", p->vars.data[v].name, c, c);
+    buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0, 0 },\n", p->vars.data[v].name, c, c);
     n++;
   }
+  /* a temporally blocked loop's extras are optional: a checkpoint of
+   * single steps has neither, and one of an older stencilc no choice */
   const char *const extras[] = { extra, extra2 };
   for (int e = 0; e < 2; e++)
     if (extras[e]) {
       indent(b, depth + 1);
-      buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0 },\n", extras[e], extras[e], extras[e]);
+      buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0, %d },\n", extras[e], extras[e], extras[e], var != NULL);
       n++;
     }
   for (int f = 0; f < p->fields.len; f++)
     if (w[f] && p->fields.data[f].scratch_of < 0) {
       indent(b, depth + 1);
-      buf_printf(b, "{ \"%s\", 0, 0, &%s_ },\n", p->fields.data[f].label, p->fields.data[f].name);
+      buf_printf(b, "{ \"%s\", 0, 0, &%s_, 0 },\n", p->fields.data[f].label, p->fields.data[f].name);
       n++;
     }
   indent(b, depth);
@@ -1103,6 +1108,14 @@ static void print_graph_run(Printer *pr, const IrStmt *s, int depth, int progres
   buf_puts(b, "}\n");
 }
 
+/* stn_tb_var = a + stn_tb_at: a checkpoint's loop variable */
+static void print_tb_var(Printer *pr, const IrStmt *s)
+{
+  buf_puts(pr->b, "stn_tb_var = ");
+  print_expr(pr, s->expr, P_ADD, 1);
+  buf_puts(pr->b, " + stn_tb_at;\n");
+}
+
 /* A temporally blocked loop (passes/tblock.c): the (b - a) % T single
  * steps first, then passes of T fused steps, the last of which gives the
  * loop's reductions. On CUDA every step is single where fused passes
@@ -1142,13 +1155,29 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     }
   }
   indent(b, depth + 1);
-  buf_puts(b, "int stn_tb_at = 0;  /* steps done (--restart resumes later) */\n");
-  if (id) {
+  if (!id) {
+    buf_puts(b, "int stn_tb_at = 0;  /* steps done */\n");
+  } else {
+    /* Checkpoints save the loop's variable as the single steps count it
+     * (stn_tb_var, a + steps done) besides the steps done: a checkpoint
+     * of single steps (another target, --tb=1) has no stn_tb_at, and its
+     * steps come from the variable. */
+    buf_puts(b, "int stn_tb_at = -1;  /* steps done (--restart resumes later; -1: from stn_tb_var) */\n");
     indent(b, depth + 1);
-    nitems = print_ckpt_items(pr, s, id, "stn_tb_at", trial ? "stn_tb_choice" : NULL, depth + 1);
+    buf_printf(b, "%s stn_tb_var = ", ctype(p->vars.data[s->var].ty));
+    print_expr(pr, s->expr, P_ADD, 1);
+    buf_printf(b, ";  /* %s as single steps count it, in checkpoints */\n", p->vars.data[s->var].name);
+    indent(b, depth + 1);
+    nitems = print_ckpt_items(pr, s, id, "stn_tb_at", trial ? "stn_tb_choice" : NULL, "stn_tb_var", depth + 1);
     buf_printf(b, "if (stn_ckpt_on)\n");
     indent(b, depth + 2);
     buf_printf(b, "stn_ckpt_point(%d, 0, stn_ckpt%d_, %d);\n", id, id, nitems);
+    indent(b, depth + 1);
+    buf_puts(b, "if (stn_tb_at < 0)\n");
+    indent(b, depth + 2);
+    buf_puts(b, "stn_tb_at = (int)(stn_tb_var - ");
+    print_expr(pr, s->expr, P_MUL, 1);
+    buf_puts(b, ");  /* none, or a checkpoint of single steps */\n");
     if (trial) {
       indent(b, depth + 1);
       buf_puts(b, "stn_tb_trial_resume(&stn_tb_trial_, stn_tb_choice);  /* a restart keeps the checkpoint's choice */\n");
@@ -1189,6 +1218,8 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     buf_printf(b, "if (stn_ckpt_on) {\n");
     indent(b, depth + 3);
     buf_printf(b, "stn_tb_at = %s;\n", v);
+    indent(b, depth + 3);
+    print_tb_var(pr, s);
     indent(b, depth + 3);
     buf_printf(b, "stn_ckpt_point(%d, %s, stn_ckpt%d_, %d);\n", id, v, id, nitems);
     indent(b, depth + 2);
@@ -1232,6 +1263,8 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
     buf_printf(b, "if (stn_ckpt_on) {\n");
     indent(b, depth + 3);
     buf_printf(b, "stn_tb_at = %s;\n", at);
+    indent(b, depth + 3);
+    print_tb_var(pr, s);
     if (trial) {
       indent(b, depth + 3);
       buf_puts(b, "stn_tb_choice = stn_tb_trial_.state;\n");
@@ -1389,7 +1422,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     int id = progress ? ++pr->ckpt_loops : 0, nitems = 0;
     const char *step = NULL;
     if (id) {
-      nitems = print_ckpt_items(pr, s, id, NULL, NULL, depth);
+      nitems = print_ckpt_items(pr, s, id, NULL, NULL, NULL, depth);
       Buf st = { 0 };
       Printer tp = *pr;
       tp.b = &st;
@@ -1433,7 +1466,7 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
       step = arena_printf(p->arena, "stn_iter%d_++", id);
       buf_printf(b, "int stn_iter%d_ = 0;  /* iterations done */\n", id);
       indent(b, depth);
-      nitems = print_ckpt_items(pr, s, id, arena_printf(p->arena, "stn_iter%d_", id), NULL, depth);
+      nitems = print_ckpt_items(pr, s, id, arena_printf(p->arena, "stn_iter%d_", id), NULL, NULL, depth);
     }
     if (lazy_reads(pr, s->expr)) {
       buf_printf(b, "while ((%s(), ", pr->target->sync);
