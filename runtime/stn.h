@@ -182,10 +182,18 @@ typedef struct stn_ckpt_item {
   void *var;                     /* a variable of main, size bytes */
   size_t size;
   stn_field *field;              /* or a field */
-  int optional;                  /* a checkpoint may lack it (one of another
+  int flags;                     /* STN_CKPT_*: */
+} stn_ckpt_item;
+enum {
+  STN_CKPT_OPTIONAL = 1,         /* a checkpoint may lack it (one of another
                                     schedule, or of an older stencilc): then
                                     it keeps its value */
-} stn_ckpt_item;
+  STN_CKPT_TIMER = 2             /* a timer's start (a double of stn_time):
+                                    saved as the time spent since, and a
+                                    restart moves it back by that much, so
+                                    the timer counts the run before the
+                                    checkpoint too */
+};
 extern int stn_ckpt_on;          /* --checkpoint or --restart given */
 int stn_ckpt_option(const char *arg);
 void stn_ckpt_start(const stn_program *p);

@@ -1488,9 +1488,13 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
   EMIT("loop %d step %ld\n", loop, step);
   for (int i = 0; i < n; i++)
     if (!it[i].field) {
+      double spent = 0; /* a timer: the time since its start */
+      const void *var = it[i].var;
+      if (it[i].flags & STN_CKPT_TIMER)
+        spent = stn_time() - *(const double *)var, var = &spent;
       EMIT("var %s %zu ", it[i].name, it[i].size);
       for (size_t k = 0; k < it[i].size; k++)
-        EMIT("%02x", ((const unsigned char *)it[i].var)[k]);
+        EMIT("%02x", ((const unsigned char *)var)[k]);
       EMIT("\n");
     }
   int nf = 0;
@@ -1581,9 +1585,11 @@ static void ck_restore(const stn_ckpt_item *it, int n)
     for (int v = 0; v < rs.nvars; v++)
       if (strcmp(rs.vars[v].name, it[i].name) == 0 && rs.vars[v].size == it[i].size) {
         memcpy(it[i].var, rs.vars[v].bytes, it[i].size);
+        if (it[i].flags & STN_CKPT_TIMER)
+          *(double *)it[i].var = stn_time() - *(double *)it[i].var;
         found = 1;
       }
-    if (!found && !it[i].optional)
+    if (!found && !(it[i].flags & STN_CKPT_OPTIONAL))
       stn_fatal("--restart=%s: the checkpoint has no value of '%s'", rs_path, it[i].name);
   }
   FILE *fp = fopen(rs_path, "rb");

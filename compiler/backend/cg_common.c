@@ -1027,9 +1027,19 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
   for (int e = 0; e < 2; e++)
     if (extras[e]) {
       indent(b, depth + 1);
-      buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0, %d },\n", extras[e], extras[e], extras[e], var != NULL);
+      buf_printf(b, "{ \"%s\", &%s, sizeof %s, 0, %s },\n", extras[e], extras[e], extras[e],
+                 var ? "STN_CKPT_OPTIONAL" : "0");
       n++;
     }
+  /* the timers around the loop: a restarted run's timer counts the run
+   * before the checkpoint too (checkpoints of older stencilcs lack them) */
+  for (int t = 0; t < pr->ntimers; t++) {
+    const char *v = cname(p, p->vars.data[pr->timers[t]].name);
+    indent(b, depth + 1);
+    buf_printf(b, "{ \"stn_timer_%s\", &stn_t0_%s, sizeof stn_t0_%s, 0, STN_CKPT_OPTIONAL | STN_CKPT_TIMER },\n",
+               p->vars.data[pr->timers[t]].name, v, v);
+    n++;
+  }
   for (int f = 0; f < p->fields.len; f++)
     if (w[f] && p->fields.data[f].scratch_of < 0) {
       indent(b, depth + 1);
@@ -1546,16 +1556,24 @@ static void print_hstmt(Printer *pr, const IrStmt *s, int depth)
     }
     return;
   }
-  case H_TIMER:
+  case H_TIMER: {
+    /* the start: checkpoints inside save the time spent since, and a
+     * restart moves it back (print_ckpt_items, STN_CKPT_TIMER) */
+    const char *v = cname(p, p->vars.data[s->var].name);
     buf_puts(b, "{\n");
     indent(b, depth + 1);
-    buf_printf(b, "const double stn_t0 = %s();\n", pr->target->time_fn);
+    buf_printf(b, "double stn_t0_%s = %s();\n", v, pr->target->time_fn);
+    int pushed = pr->ntimers < (int)(sizeof pr->timers / sizeof pr->timers[0]);
+    if (pushed)
+      pr->timers[pr->ntimers++] = s->var;
     print_hblock(pr, &s->body, depth + 1);
+    pr->ntimers -= pushed;
     indent(b, depth + 1);
-    buf_printf(b, "%s = %s() - stn_t0;\n", cname(p, p->vars.data[s->var].name), pr->target->time_fn);
+    buf_printf(b, "%s = %s() - stn_t0_%s;\n", v, pr->target->time_fn, v);
     indent(b, depth);
     buf_puts(b, "}\n");
     return;
+  }
   case H_READ: {
     /* read FIELD from "PATH" (--load=FIELD=PATH reads another file) */
     const char *name = load_name(p, s);

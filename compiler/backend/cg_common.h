@@ -23,6 +23,7 @@ struct Printer {
   int graphs;              /* main: loops the graph pass marked replay their iterations as CUDA graphs (not in
                             * library mode) */
   int graph_loops;         /* main: such loops so far (their ids) */
+  int timers[16], ntimers; /* main: the variables of the timers around the statement (the innermost 16) */
   /* CUDA smem strategy: loads of this field read the staged tile. */
   int staged;              /* 1 when the fields below apply */
   int staged_field, staged_tw, staged_rj, staged_rk;
