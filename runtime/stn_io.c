@@ -1584,9 +1584,7 @@ static void ck_restore(const stn_ckpt_item *it, int n)
     int found = 0;
     for (int v = 0; v < rs.nvars; v++)
       if (strcmp(rs.vars[v].name, it[i].name) == 0 && rs.vars[v].size == it[i].size) {
-        memcpy(it[i].var, rs.vars[v].bytes, it[i].size);
-        if (it[i].flags & STN_CKPT_TIMER)
-          *(double *)it[i].var = stn_time() - *(double *)it[i].var;
+        memcpy(it[i].var, rs.vars[v].bytes, it[i].size); /* a timer's time spent: its start below */
         found = 1;
       }
     if (!found && !(it[i].flags & STN_CKPT_OPTIONAL))
@@ -1621,6 +1619,18 @@ static void ck_restore(const stn_ckpt_item *it, int n)
     free(dense);
   }
   fclose(fp);
+  /* The timers' starts move back by the time they had spent when the
+   * checkpoint was written, now that the restart's own reading is done:
+   * the restarted run's timers count the run before the checkpoint, and
+   * not the restart. */
+  if (stn_field_io.sync)
+    stn_field_io.sync();
+  double now = stn_time();
+  for (int i = 0; i < n; i++)
+    if (it[i].flags & STN_CKPT_TIMER)
+      for (int v = 0; v < rs.nvars; v++)
+        if (strcmp(rs.vars[v].name, it[i].name) == 0 && rs.vars[v].size == it[i].size)
+          *(double *)it[i].var = now - *(double *)it[i].var;
   stn_fatal_collective = collective;
 }
 
