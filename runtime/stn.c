@@ -90,7 +90,7 @@ void stn_check_output(const char *what, const char *path)
 static struct {
   int on, tty, shown;
   const char *what;
-  long total, done;
+  long total, done, base;  /* base: the iterations a restart resumed after */
   double t0, every, next;
 } progress;
 
@@ -195,7 +195,7 @@ void stn_progress_begin(const char *what, long total)
   progress.every = every && *every ? atof(every) : 0.5;
   progress.what = what;
   progress.total = total;
-  progress.done = 0;
+  progress.done = progress.base = 0;
   progress.shown = 0;
   progress.t0 = stn_time();
   progress.next = progress.t0 + progress.every;
@@ -207,13 +207,13 @@ void stn_progress_add(long n)
   long done = progress.done;
   progress.done += n;
   stn_io_step(done);
-  if (!progress.on || done == 0)
+  if (!progress.on || done == progress.base)
     return;
   double now = stn_time();
   if (now < progress.next)
     return;
   progress.next = now + progress.every;
-  double rate = done / (now - progress.t0);
+  double rate = (done - progress.base) / (now - progress.t0);
   char line[160];
   int len = snprintf(line, sizeof line, "%s %ld", progress.what, done);
   if (progress.total > 0)
@@ -225,6 +225,14 @@ void stn_progress_add(long n)
   fprintf(stderr, progress.tty ? "\r\033[K%s" : "%s\n", line);
   fflush(stderr);
   progress.shown = 1;
+}
+
+/* --restart: the loop resumes after `done` iterations (stn_io.c), which
+ * its files' steps and the progress count from. */
+void stn_progress_resume(long done)
+{
+  progress.done = progress.base = done;
+  progress.t0 = stn_time();
 }
 
 void stn_progress_clear(void)

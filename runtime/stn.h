@@ -277,6 +277,7 @@ extern int stn_fatal_collective;
 void stn_progress_begin(const char *what, long total);   /* total < 0: not known (while) */
 void stn_progress_add(long iterations);
 void stn_progress_end(void);
+void stn_progress_resume(long iterations_done);   /* --restart resumes the loop there */
 /* Clears the progress line before a print (the loop goes on reporting). */
 void stn_progress_clear(void);
 

@@ -875,6 +875,8 @@ static int h5_write(const stn_field *f, const char *path, const void *dense, int
   h5_quiet();
   int fresh;
   h5_file *h = h5_file_of(path, &fresh);
+  if (!fresh && access(path, F_OK) != 0)
+    fresh = 1, h->nds = 0; /* known from a checkpoint (ck_restore), but gone */
   hid_t fapl = part ? (hid_t)stn_h5_fapl() : H5P_DEFAULT;
   hid_t file = fresh ? H5Fcreate(path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl) : H5Fopen(path, H5F_ACC_RDWR, fapl);
   if (part)
@@ -1010,10 +1012,10 @@ static void series_file(const char *pattern, char *out, size_t len)
     snprintf(out, len, "%s%s.series.json", stem, ext ? ext : "");
 }
 
-void stn_series_add(const char *pattern, const char *path, double time)
+/* The entry of file path, at time, in the series of pattern (a file
+ * written again keeps one entry, with the new time). */
+static series *series_entry(const char *pattern, const char *path, double time)
 {
-  if (stn_dist.rank != 0)
-    return;
   series *s = NULL;
   for (int i = 0; i < nseries; i++)
     if (strcmp(all_series[i].pattern, pattern) == 0)
@@ -1041,6 +1043,13 @@ void stn_series_add(const char *pattern, const char *path, double time)
     s->names[s->n++] = strdup(path);
   }
   s->times[at] = time;
+  return s;
+}
+
+/* The series file of s, rewritten atomically. */
+static void series_write(const series *s)
+{
+  const char *pattern = s->pattern;
   char tmp[4400];
   FILE *fp = open_atomic(s->file, tmp, sizeof tmp);
   if (!fp) {
@@ -1071,6 +1080,12 @@ void stn_series_add(const char *pattern, const char *path, double time)
   }
   if (!close_atomic(fp, tmp, s->file))
     fprintf(stderr, "error: cannot write the series file '%s': %s\n", s->file, strerror(errno));
+}
+
+void stn_series_add(const char *pattern, const char *path, double time)
+{
+  if (stn_dist.rank == 0)
+    series_write(series_entry(pattern, path, time));
 }
 
 /* A numbered file name; the format was checked by the compiler. */
@@ -1140,7 +1155,27 @@ static struct {
   rs_var *vars;
   rs_field *fields;
   char grids[4096];            /* "G 64 64;H 8;" */
+  int nfiles;
+  char **files;                /* its "series" and "h5ds" lines (ck_restore) */
 } rs;
+
+/* Paths in a checkpoint's trailer are written in hex (they may hold
+ * spaces); PATH_HEX is the room for one. */
+enum { PATH_HEX = 2 * 4096 + 1 };
+static void hex_of(const char *in, char *out)
+{
+  size_t k = 0;
+  for (; *in && k + 3 <= PATH_HEX; in++, k += 2)
+    snprintf(out + k, 3, "%02x", (unsigned char)*in);
+  out[k] = 0;
+}
+static void text_of(const char *hex, char *out, size_t len)
+{
+  size_t k = 0;
+  for (unsigned x; hex[0] && hex[1] && k + 1 < len && sscanf(hex, "%2x", &x) == 1; hex += 2)
+    out[k++] = (char)x;
+  out[k] = 0;
+}
 
 static void on_signal(int sig) { ck_signal = sig; }
 
@@ -1279,6 +1314,9 @@ void stn_ckpt_start(const stn_program *p)
                  &f->offset) != 7)
         stn_fatal("--restart=%s: damaged line '%s'", rs_path, line);
       f->type = strcmp(ty, "int") == 0 ? STN_INT : strcmp(ty, "float") == 0 ? STN_FLOAT : STN_DOUBLE;
+    } else if (strncmp(line, "series ", 7) == 0 || strncmp(line, "h5ds ", 5) == 0) {
+      rs.files = realloc(rs.files, sizeof *rs.files * (size_t)(rs.nfiles + 1));
+      rs.files[rs.nfiles++] = strdup(line);
     }
   }
   free(t);
@@ -1497,6 +1535,22 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
         EMIT("%02x", ((const unsigned char *)var)[k]);
       EMIT("\n");
     }
+  /* The series written so far and the .h5 files' datasets: a restart
+   * lists the files written before the checkpoint in its series files. */
+  char *ha = malloc(2 * PATH_HEX), *hb = ha + PATH_HEX;
+  for (int i = 0; i < nseries; i++)
+    for (int e = 0; e < all_series[i].n; e++) {
+      hex_of(all_series[i].pattern, ha);
+      hex_of(all_series[i].names[e], hb);
+      EMIT("series %.17g %s %s\n", all_series[i].times[e], ha, hb);
+    }
+  for (int i = 0; i < nh5_files; i++)
+    for (int d = 0; d < h5_files[i].nds; d++) {
+      hex_of(h5_files[i].path, ha);
+      EMIT("h5ds %s %s %d %ld %ld %ld %d\n", ha, h5_files[i].ds[d].name, h5_files[i].ds[d].rank, h5_files[i].ds[d].n[0],
+           h5_files[i].ds[d].n[1], h5_files[i].ds[d].n[2], (int)h5_files[i].ds[d].t);
+    }
+  free(ha);
   int nf = 0;
   for (int i = 0; i < n; i++)
     nf += it[i].field != NULL;
@@ -1572,6 +1626,46 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
   job.active = 1;
 }
 
+/* The checkpoint's series and .h5 datasets (ck_save): the .h5 files
+ * known again (for the XDMF of their series), and rank 0's series files
+ * rewritten with the files written before the checkpoint. */
+static void ck_restore_files(void)
+{
+  char *a = malloc(2 * PATH_HEX), *b = a + PATH_HEX, path[4096], name[4096];
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < rs.nfiles; i++) {
+      const char *line = rs.files[i];
+      char ds[256];
+      int rank, t;
+      long nn[3];
+      double time;
+      if (pass == 0 && sscanf(line, "h5ds %8193s %255s %d %ld %ld %ld %d", a, ds, &rank, &nn[0], &nn[1], &nn[2], &t) == 7) {
+        int fresh, d;
+        text_of(a, path, sizeof path);
+        h5_file *h = h5_file_of(path, &fresh);
+        for (d = 0; d < h->nds && strcmp(h->ds[d].name, ds) != 0; d++)
+          ;
+        if (d == h->nds && d < 64)
+          h->nds++;
+        if (d < 64 && rank >= 1 && rank <= 3) {
+          snprintf(h->ds[d].name, sizeof h->ds[d].name, "%s", ds);
+          h->ds[d].rank = rank;
+          for (int k = 0; k < rank; k++)
+            h->ds[d].n[k] = nn[k];
+          h->ds[d].t = (stn_type)t;
+        }
+      } else if (pass == 1 && stn_dist.rank == 0 && sscanf(line, "series %lf %8193s %8193s", &time, a, b) == 3) {
+        text_of(a, path, sizeof path);
+        text_of(b, name, sizeof name);
+        series_entry(path, name, time);
+      }
+    }
+  free(a);
+  if (stn_dist.rank == 0)
+    for (int i = 0; i < nseries; i++)
+      series_write(&all_series[i]);
+}
+
 static void ck_restore(const stn_ckpt_item *it, int n)
 {
   if (stn_field_io.sync)
@@ -1625,6 +1719,7 @@ static void ck_restore(const stn_ckpt_item *it, int n)
    * not the restart. */
   if (stn_field_io.sync)
     stn_field_io.sync();
+  ck_restore_files();
   double now = stn_time();
   for (int i = 0; i < n; i++)
     if (it[i].flags & STN_CKPT_TIMER)
@@ -1640,6 +1735,7 @@ void stn_ckpt_point(int loop, long step, const stn_ckpt_item *it, int n)
     if (loop != rs.loop)
       return; /* a loop before the checkpoint's: it runs again, taking no checkpoints */
     ck_restore(it, n);
+    stn_progress_resume(rs.step);
     rs.pending = 0;
     ck_last_loop = loop;
     ck_last_step = rs.step;
