@@ -734,6 +734,23 @@ static h5_file *h5_file_of(const char *path, int *fresh)
   return h;
 }
 
+/* Dataset name of h (rank, sizes, type): recorded, or updated. */
+static void h5_note_ds(h5_file *h, const char *name, int rank, const long *n, stn_type t)
+{
+  int i;
+  for (i = 0; i < h->nds && strcmp(h->ds[i].name, name) != 0; i++)
+    ;
+  if (i == h->nds && h->nds < 64)
+    h->nds++;
+  if (i < 64) {
+    snprintf(h->ds[i].name, sizeof h->ds[i].name, "%s", name);
+    h->ds[i].rank = rank;
+    for (int d = 0; d < rank; d++)
+      h->ds[i].n[d] = n[d];
+    h->ds[i].t = t;
+  }
+}
+
 /* "out/u.h5" -> "out/u.xdmf" */
 static void xdmf_path(const char *h5, char *out, size_t len)
 {
@@ -922,18 +939,7 @@ static int h5_write(const stn_field *f, const char *path, const void *dense, int
     *why = "H5Dwrite failed (is the disk full?)";
     return 0;
   }
-  int i;
-  for (i = 0; i < h->nds && strcmp(h->ds[i].name, name) != 0; i++)
-    ;
-  if (i == h->nds && h->nds < 64)
-    h->nds++;
-  if (i < 64) {
-    snprintf(h->ds[i].name, sizeof h->ds[i].name, "%s", name);
-    h->ds[i].rank = f->grid->rank;
-    for (int d = 0; d < f->grid->rank; d++)
-      h->ds[i].n[d] = f->grid->global_n[d];
-    h->ds[i].t = f->type;
-  }
+  h5_note_ds(h, name, f->grid->rank, f->grid->global_n, f->type);
   if (stn_dist.rank == 0)
     write_xdmf(h);
   return 1;
@@ -1640,20 +1646,10 @@ static void ck_restore_files(void)
       long nn[3];
       double time;
       if (pass == 0 && sscanf(line, "h5ds %8193s %255s %d %ld %ld %ld %d", a, ds, &rank, &nn[0], &nn[1], &nn[2], &t) == 7) {
-        int fresh, d;
+        int fresh;
         text_of(a, path, sizeof path);
-        h5_file *h = h5_file_of(path, &fresh);
-        for (d = 0; d < h->nds && strcmp(h->ds[d].name, ds) != 0; d++)
-          ;
-        if (d == h->nds && d < 64)
-          h->nds++;
-        if (d < 64 && rank >= 1 && rank <= 3) {
-          snprintf(h->ds[d].name, sizeof h->ds[d].name, "%s", ds);
-          h->ds[d].rank = rank;
-          for (int k = 0; k < rank; k++)
-            h->ds[d].n[k] = nn[k];
-          h->ds[d].t = (stn_type)t;
-        }
+        if (rank >= 1 && rank <= 3)
+          h5_note_ds(h5_file_of(path, &fresh), ds, rank, nn, (stn_type)t);
       } else if (pass == 1 && stn_dist.rank == 0 && sscanf(line, "series %lf %8193s %8193s", &time, a, b) == 3) {
         text_of(a, path, sizeof path);
         text_of(b, name, sizeof name);
@@ -1666,6 +1662,15 @@ static void ck_restore_files(void)
       series_write(&all_series[i]);
 }
 
+/* The checkpoint's value of variable name (size bytes), or NULL. */
+static const rs_var *rs_var_of(const char *name, size_t size)
+{
+  for (int v = 0; v < rs.nvars; v++)
+    if (strcmp(rs.vars[v].name, name) == 0 && rs.vars[v].size == size)
+      return &rs.vars[v];
+  return NULL;
+}
+
 static void ck_restore(const stn_ckpt_item *it, int n)
 {
   if (stn_field_io.sync)
@@ -1675,13 +1680,10 @@ static void ck_restore(const stn_ckpt_item *it, int n)
   for (int i = 0; i < n; i++) {
     if (it[i].field)
       continue;
-    int found = 0;
-    for (int v = 0; v < rs.nvars; v++)
-      if (strcmp(rs.vars[v].name, it[i].name) == 0 && rs.vars[v].size == it[i].size) {
-        memcpy(it[i].var, rs.vars[v].bytes, it[i].size); /* a timer's time spent: its start below */
-        found = 1;
-      }
-    if (!found && !(it[i].flags & STN_CKPT_OPTIONAL))
+    const rs_var *v = rs_var_of(it[i].name, it[i].size);
+    if (v && !(it[i].flags & STN_CKPT_TIMER)) /* a timer's time spent: its start below */
+      memcpy(it[i].var, v->bytes, it[i].size);
+    if (!v && !(it[i].flags & STN_CKPT_OPTIONAL))
       stn_fatal("--restart=%s: the checkpoint has no value of '%s'", rs_path, it[i].name);
   }
   FILE *fp = fopen(rs_path, "rb");
@@ -1721,11 +1723,14 @@ static void ck_restore(const stn_ckpt_item *it, int n)
     stn_field_io.sync();
   ck_restore_files();
   double now = stn_time();
-  for (int i = 0; i < n; i++)
-    if (it[i].flags & STN_CKPT_TIMER)
-      for (int v = 0; v < rs.nvars; v++)
-        if (strcmp(rs.vars[v].name, it[i].name) == 0 && rs.vars[v].size == it[i].size)
-          *(double *)it[i].var = now - *(double *)it[i].var;
+  for (int i = 0; i < n; i++) {
+    const rs_var *v = it[i].flags & STN_CKPT_TIMER ? rs_var_of(it[i].name, it[i].size) : NULL;
+    if (v) {
+      double spent;
+      memcpy(&spent, v->bytes, sizeof spent);
+      *(double *)it[i].var = now - spent;
+    }
+  }
   stn_fatal_collective = collective;
 }
 
