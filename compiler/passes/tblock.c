@@ -1296,7 +1296,24 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const P
   }
 }
 
-static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
+/* The statements that run after a block ends: the rest of each enclosing
+ * block (a loop's time loop inside `timer t { ... }` is followed by
+ * main's statements after the timer). */
+typedef struct After {
+  const IrBlock *blk;
+  int from;
+  const struct After *up;
+} After;
+
+static int mentions_after(const IrProgram *p, const After *a, int f)
+{
+  for (; a; a = a->up)
+    if (mentions(p, a->blk, a->from, f))
+      return 1;
+  return 0;
+}
+
+static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, const After *up)
 {
   for (int i = 0; i < blk->len; i++) {
     IrStmt *s = blk->data[i];
@@ -1352,11 +1369,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           IrTb *t = arena_alloc(p->arena, sizeof *t);
           *t = tb;
           t->steps = steps;
-          /* The next fields are read after the loop (or the loop runs
-           * again): every pass must leave step s + T - 1 in them. */
+          /* The next fields are read after the loop, in the rest of its
+           * block or of an enclosing one (after a timer around it), or the
+           * loop runs again: every pass must leave step s + T - 1 in
+           * them. */
           t->prev_live = nested;
           for (int q = 0; q < t->npairs; q++)
-            t->prev_live |= mentions(p, blk, i + 1, t->next[q]);
+            t->prev_live |= mentions(p, blk, i + 1, t->next[q]) || mentions_after(p, up, t->next[q]);
           /* So does a predicated store: where it does not fire, step t
            * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
@@ -1400,7 +1419,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
                                      "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
                                      t->reach[k->rank - 2], t->reach[k->rank - 1]);
-            visit(p, o, &s->body, 1);
+            visit(p, o, &s->body, 1, NULL);
             continue;
           }
           /* TB_SMEM's rings: tblock.stn's deep3 (double, reach 2 along i)
@@ -1410,7 +1429,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
             s->tb_why = arena_printf(p->arena, "%d steps of %s need %zu bytes of shared memory per %dx%d block, more than "
                                      "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
                                      t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
-            visit(p, o, &s->body, 1);
+            visit(p, o, &s->body, 1, NULL);
             continue;
           }
           const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
@@ -1494,11 +1513,12 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested)
           s->tb = t;
         }
       }
-      visit(p, o, &s->body, 1);
+      visit(p, o, &s->body, 1, NULL);
       continue;
     }
-    visit(p, o, &s->body, nested || s->kind == H_IF);
-    visit(p, o, &s->els, nested || s->kind == H_IF);
+    After after = { blk, i + 1, up };
+    visit(p, o, &s->body, nested || s->kind == H_IF, &after);
+    visit(p, o, &s->els, nested || s->kind == H_IF, &after);
   }
 }
 
@@ -1536,7 +1556,7 @@ void pass_tblock(IrProgram *p, const PassOptions *o)
 {
   if (o->target == TARGET_CUDA) /* the time model (tb_model) needs each kernel's flops and bytes */
     pass_cost(p, o);
-  visit(p, o, &p->main, 0);
+  visit(p, o, &p->main, 0, NULL);
   add_scratch(p, &p->main);
   if (o->mpi)
     pass_mpi_deep(p);
