@@ -34,23 +34,31 @@ static double default_points(const IrProgram *p, const IrKernel *k)
 typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
 
 /* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
- * NAME_kernel_ (or NAME_tb_kernel_). */
-static Ptxas ptxas_fn(const char *text, const char *fn);
-static Ptxas ptxas_for(const char *text, const char *name, int tb)
+ * NAME_kernel_, or of NAME_tb_kernel_ (tb: its IrTb), the fast one where a
+ * 3-D pass comes in two (F_ true: the mangled template arguments
+ * "iLb1E"). */
+static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args);
+static Ptxas ptxas_for(const char *text, const char *name, const IrTb *tb)
 {
   char fn[256];
   snprintf(fn, sizeof fn, "%s_%skernel_", name, tb ? "tb_" : "");
-  return ptxas_fn(text, fn);
+  const char *args = tb && tb->fast_instance ? "iLb1E" : "i";
+  return ptxas_fn_args(text, fn, args);
 }
 
 /* The same for the device function fn (a kernel's variant: backend/cg_cuda.c). */
 static Ptxas ptxas_fn(const char *text, const char *fn)
 {
+  return ptxas_fn_args(text, fn, "i");
+}
+
+static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args)
+{
   Ptxas r = { 0 };
   if (!text)
     return r;
   char want[300];
-  snprintf(want, sizeof want, "_Z%zu%sIiE", strlen(fn), fn);
+  snprintf(want, sizeof want, "_Z%zu%sI%sE", strlen(fn), fn, args);
   const char *at = strstr(text, want);
   if (!at)
     return r;
@@ -489,7 +497,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])
       fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
-  Ptxas px = ptxas_for(o->ptxas, k->name, 0);
+  Ptxas px = ptxas_for(o->ptxas, k->name, NULL);
   if (px.found)
     fprintf(f, "    resources:   %d registers, %d bytes spilled (stores) and %d (loads), %d bytes of shared memory "
                "(ptxas, sm_90)\n", px.regs, px.spill_st, px.spill_ld, px.smem);
@@ -506,7 +514,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     if (loops.data[i]->tb && loops.data[i]->tb->band_text)
       fprintf(f, "      band:      %s\n", loops.data[i]->tb->band_text);
     if (loops.data[i]->tb) {
-      Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
+      Ptxas pt = ptxas_for(o->ptxas, k->name, loops.data[i]->tb);
       if (pt.found)
         fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per "
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)\n", pt.regs, pt.spill_st, pt.spill_ld,
@@ -620,7 +628,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     else
       fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
   }
-  Ptxas px = ptxas_for(o->ptxas, k->name, 0);
+  Ptxas px = ptxas_for(o->ptxas, k->name, NULL);
   fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
              "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
           px.found ? "ptxas" : "estimate", px.found ? px.regs : register_estimate(kg), px.found ? px.smem : smem_estimate(gpu, kg),
@@ -633,7 +641,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     fprintf(f, "%s{\"steps\": %d, \"why\": ", i ? ", " : "", tb ? tb->steps : 1);
     json_str(f, tb_text(gpu, loops.data[i]));
     if (tb) { /* the blocked kernel's: ptxas's registers where it ran, the launch's shared memory */
-      Ptxas pt = ptxas_for(o->ptxas, k->name, 1);
+      Ptxas pt = ptxas_for(o->ptxas, k->name, loops.data[i]->tb);
       if (pt.found)
         fprintf(f, ", \"resources\": {\"source\": \"ptxas\", \"registers\": %d, \"spill_stores\": %d, \"spill_loads\": %d, ",
                 pt.regs, pt.spill_st, pt.spill_ld);
