@@ -4,7 +4,8 @@
 #   1. verify stencilc's default build and --tb=1..8 of every stencil
 #      against its --target=c result at a small odd size (-fmad=false,
 #      fused passes forced with STN_TB=1; fields within 1e-6 relative;
-#      u and un saved, then u alone: a 3-D pass's two instances);
+#      u and un saved, then u alone: the two instances of a pass, F_ in
+#      3-D, P_ in 2-D);
 #   2. time AN5D's tuned V100 configurations built for this GPU (the
 #      first AN5D_TOP of each stencil's list, in the order of AN5D's own
 #      model), keep each stencil's fastest, then run it and stencilc's
@@ -213,9 +214,9 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
       else
         line="$line $t:MISMATCH"; fail=1
       fi
-      # saving u alone: nothing reads un after the loop, so a 3-D pass takes
-      # its fast instance (F_: no step T - 1 into next), which the run above
-      # (un saved) does not
+      # saving u alone: nothing reads un after the loop, so a pass takes
+      # the instance that writes no step T - 1 into next (3-D: F_, 2-D: P_
+      # false), which the run above (un saved) does not
       # shellcheck disable=SC2086
       if STN_TB=1 "$exe" $args --save=u="$exe.fu" > "$exe.fout" 2>&1 &&
          build/tools/fieldcmp --type="$prec" --atol=1e-6 --rtol=1e-6 "$exe.fu" "$B/$c.cpu.u" >> "$LOG/an5d.log" 2>&1; then

@@ -214,45 +214,95 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
     buf_printf(b, "(%s >= -%d && %s < (I)%s.n[%d] + %d)", name, g->halo_lo[d], name, gname, d, g->halo_hi[d]);
 }
 
-/* The blocked kernel's title comment and signature: cur fields with their
- * scratch, next fields, the other fields read, the partials, the region,
- * prev_ (write step T - 1 into next), M_ (rows of dimension 0 per
- * block), and the values the host passes. */
+/* When a pass writes step T - 1 into next: the run-time prev_, in the
+ * general instance of a 3-D kernel with a fast one (F_), or the template
+ * argument P_ of a 2-D kernel's body (IrTb.prev_instance) */
+static const char *prev_cond(const IrTb *tb)
+{
+  return tb->prev_instance ? "P_" : tb->fast_instance ? "!F_ && prev_" : "prev_";
+}
+
+/* The blocked kernel's parameters (names only: the arguments a kernel
+ * passes its body): cur fields with their scratch, next fields, the other
+ * fields read, the partials, the region, prev_ (write step T - 1 into
+ * next; not the body's), M_ (rows of dimension 0 per block), and the
+ * values the host passes. */
+static void print_tb_params(Buf *b, const IrProgram *p, const IrTb *tb, const int *use_level, char **names, int prev,
+                            int decl)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  const char *gname = cname(p, p->grids.data[k->grid].name);
+  buf_printf(b, decl ? "const stn_grid %s" : "%s", gname);
+  for (int f = 0; f < p->fields.len; f++) {
+    int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
+    const char *ty = ctype(p->fields.data[f].ty), *nm = cname(p, p->fields.data[f].name);
+    const char *t2 = qc >= 0 ? p->fields.data[tb->scratch[qc]].name
+                     : qn >= 0 && tb->predicated ? p->fields.data[tb->scratch_next[qn]].name : NULL;
+    if (t2 && decl)
+      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, nm, ty, t2);
+    else if (t2)
+      buf_printf(b, ", %s, %s", nm, t2);
+    else if (qn >= 0)
+      buf_printf(b, decl ? ", %s *__restrict__ %s" : "%.0s, %s", ty, nm);
+    else if (ir_reads_field(k, f))
+      buf_printf(b, decl ? ", const %s *__restrict__ %s" : "%.0s, %s", ty, nm);
+  }
+  if (k->reds.len)
+    buf_puts(b, decl ? ", double *__restrict__ stn_part" : ", stn_part");
+  for (int d = 0; d < k->rank; d++)
+    buf_printf(b, decl ? ", long %s_lo_, long %s_hi_" : ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+  if (prev)
+    buf_puts(b, decl ? ", int prev_" : ", prev_");
+  buf_puts(b, decl ? ", int M_" : ", M_");
+  for (int i = 0; i < k->nodes.len; i++)
+    if (cuda_passed(k, use_level, i))
+      buf_printf(b, decl ? ", %s %s" : "%.0s, %s", ctype(k->nodes.data[i].ty), names[i]);
+}
+
+/* The blocked kernel's title comment and signature, or (IrTb.prev_instance)
+ * its body's, a device function that print_tb_tail's kernel calls. */
 static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
+  if (tb->prev_instance) {
+    buf_printf(b, "template <typename I, bool P_>  /* P_: this pass writes step T - 1 into next too */\n"
+                  "__device__ __forceinline__ void %s_tb_body_(", k->name);
+    print_tb_params(b, p, tb, use_level, names, 0, 1);
+    buf_puts(b, ")\n{\n");
+    return;
+  }
   /* 3-D TB_STRIP: IrTb.regs registers a thread; for floats 64, two blocks
    * of 512 threads per SM (diffusion3d --tb=4 at 97 registers, one block:
    * 272 GCells/s; capped, 16 bytes spilled: 353; H100, 08:55 UTC) */
   int blocks = tb->regs ? 65536 / (threads * tb->regs) : 0;
   const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && blocks >= 1 ? arena_printf(p->arena, ", %d", blocks) : "";
-  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(const stn_grid %s",
-             tb->fast_instance ? ", bool F_" : "", threads, minb, k->name, cname(p, p->grids.data[k->grid].name));
-  for (int f = 0; f < p->fields.len; f++) {
-    int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
-    const char *ty = ctype(p->fields.data[f].ty);
-    if (qc >= 0)
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
-                 p->fields.data[tb->scratch[qc]].name);
-    else if (qn >= 0 && tb->predicated)
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name), ty,
-                 p->fields.data[tb->scratch_next[qn]].name);
-    else if (qn >= 0)
-      buf_printf(b, ", %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-    else if (ir_reads_field(k, f))
-      buf_printf(b, ", const %s *__restrict__ %s", ty, cname(p, p->fields.data[f].name));
-  }
-  if (k->reds.len)
-    buf_puts(b, ", double *__restrict__ stn_part");
-  for (int d = 0; d < k->rank; d++)
-    buf_printf(b, ", long %s_lo_, long %s_hi_", index_name(d), index_name(d));
-  buf_puts(b, ", int prev_, int M_");
-  for (int i = 0; i < k->nodes.len; i++)
-    if (cuda_passed(k, use_level, i))
-      buf_printf(b, ", %s %s", ctype(k->nodes.data[i].ty), names[i]);
+  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(",
+             tb->fast_instance ? ", bool F_" : "", threads, minb, k->name);
+  print_tb_params(b, p, tb, use_level, names, 1, 1);
   buf_puts(b, ")\n{\n");
+}
+
+/* IrTb.prev_instance: after the body, the kernel, which runs the body
+ * without the stores of step T - 1 where the pass does not need them, a
+ * branch the whole block takes. One kernel, so ptxas allocates its
+ * registers as for the body with the stores (two kernels, one without
+ * them, took fewer registers and more blocks an SM there, which ran
+ * aniso2di 0.82x and star2d1r.double 0.99x; H200, docs/benchmarks.md
+ * 2026-11-29 16:58-17:35). */
+static void print_tb_tail(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
+{
+  const IrKernel *k = p->kernels.data[tb->kernel];
+  if (!tb->prev_instance)
+    return;
+  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(", threads, k->name);
+  print_tb_params(b, p, tb, use_level, names, 1, 1);
+  buf_printf(b, ")\n{\n  if (prev_)\n    %s_tb_body_<I, true>(", k->name);
+  print_tb_params(b, p, tb, use_level, names, 0, 0);
+  buf_printf(b, ");\n  else\n    %s_tb_body_<I, false>(", k->name);
+  print_tb_params(b, p, tb, use_level, names, 0, 0);
+  buf_puts(b, ");\n}\n\n");
 }
 
 /* 3-D TB_STRIP: the offset of the thread's point (row y, column v) from
@@ -356,12 +406,12 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       buf_printf(b, "            if (own%d_%s)\n              %s[c_] = v%d_;\n", v, march_check(p, hook, t),
                  p->fields.data[tb->scratch_next[q]].name, q);
     else if (t == T - 1)
-      buf_printf(b, "            if (%sprev_ && own%d_%s%s)\n              %s[c_] = v%d_;\n",
-                 tb->fast_instance ? "!F_ && " : "", v, march_check(p, hook, t),
+      buf_printf(b, "            if (%s && own%d_%s%s)\n              %s[c_] = v%d_;\n", prev_cond(tb), v,
+                 march_check(p, hook, t),
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
     else if (T == 1) /* one step a pass (tb_strip_single): step T - 1 is the point's value as loaded */
-      buf_printf(b, "            if (%sprev_ && own%d_%s%s)\n              %s[c_] = %s;\n",
-                 tb->fast_instance ? "!F_ && " : "", v, march_check(p, hook, t),
+      buf_printf(b, "            if (%s && own%d_%s%s)\n              %s[c_] = %s;\n", prev_cond(tb), v,
+                 march_check(p, hook, t),
                  fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name),
                  own_value(p, hook, q, 1, ph, v));
   }
@@ -977,6 +1027,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_puts(b, "  }\n");
   cuda_print_block_reduce(b, p, k, r == 3 ? "threadIdx.x == 0 && threadIdx.y == 0" : "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
+  print_tb_tail(b, p, tb, r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps, use_level, pr->names);
 }
 
 /* A kernel over the points outside K's region: a warp per row of the
@@ -1328,8 +1379,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
         buf_printf(b, "        if (own_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
                    p->fields.data[tb->scratch_next[q]].name, q);
       else if (t == T - 1)
-        buf_printf(b, "        if (%sprev_ && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
-                   tb->fast_instance ? "!F_ && " : "", cname(p, p->fields.data[tb->next[q]].name), q);
+        buf_printf(b, "        if (%s && own_ && region_ && q_ >= i0_ && q_ < i1_)\n          %s[c_] = v%d_;\n",
+                   prev_cond(tb), cname(p, p->fields.data[tb->next[q]].name), q);
     }
     buf_puts(b, "      }\n");
     buf_puts(b, "    }\n");

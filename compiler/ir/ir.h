@@ -260,6 +260,13 @@ typedef struct IrTb {
    * step T - 1 from next (then points outside the region keep their
    * values: no loads and stores for them) */
   int fast_instance;
+  /* CUDA 2-D strips, where main does not always read next after the
+   * loop: the pass's body is a device function in two instances, P_ true
+   * for the passes that write step T - 1 into next (the last, under
+   * --save), P_ false for the others, which then compute no address for
+   * that store; the kernel branches on prev_ (H200: 42 2-D programs
+   * 1.027x, box2d1r 1.10x, j2d5pt 1.04x; docs/benchmarks.md 2026-11-29) */
+  int prev_instance;
   /* TB_SMEM: read-only fields (no pair's) that K reads at its own point:
    * step 1 loads them, later steps of the same point take step 1's value
    * from registers, (t - 1)(r + 1) iterations later, instead of loading

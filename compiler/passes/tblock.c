@@ -1389,6 +1389,13 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
            * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
            * docs/benchmarks.md, 2026-11-23). */
           t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
+          /* 2-D strips: the pass's body also without the store of step
+           * T - 1 where it is not always needed (prev_live covers
+           * predicated stores; cg_cuda_tb.c print_tb_tail). Not the
+           * warp-shuffle strips: not measured in this form (as a kernel
+           * of its own, ptxas spilled theirs: jacobi5 --tb=8, 80
+           * registers and 12 bytes spilled against 96) */
+          t->prev_instance = o->target == TARGET_CUDA && k->rank == 2 && t->cuda == TB_STRIP && !t->prev_live;
           /* 3-D strip passes: in the steady iterations a row of threads
            * whose rows none of the later steps need skips the step
            * (cg_cuda_tb.c print_2d_steps). Measured on the H200
