@@ -222,11 +222,12 @@ static const char *prev_cond(const IrTb *tb)
   return tb->prev_instance ? "P_" : tb->fast_instance ? "!F_ && prev_" : "prev_";
 }
 
-/* The blocked kernel's parameters (names only: the arguments a kernel
- * passes its body): cur fields with their scratch, next fields, the other
- * fields read, the partials, the region, prev_ (write step T - 1 into
- * next; not the body's), M_ (rows of dimension 0 per block), and the
- * values the host passes. */
+/* The blocked kernel's parameters: cur fields with their scratch, next
+ * fields, the other fields read, the partials, the region, prev_ (write
+ * step T - 1 into next; not the body's), M_ (rows of dimension 0 per
+ * block), and the values the host passes. decl: with their types (a
+ * signature); else their names (the arguments a kernel passes its body;
+ * "%.0s" skips a type). */
 static void print_tb_params(Buf *b, const IrProgram *p, const IrTb *tb, const int *use_level, char **names, int prev,
                             int decl)
 {
@@ -290,7 +291,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
  * registers as for the body with the stores (two kernels, one without
  * them, took fewer registers and more blocks an SM there, which ran
  * aniso2di 0.82x and star2d1r.double 0.99x; H200, docs/benchmarks.md
- * 2026-11-29 16:58-17:35). */
+ * 2026-11-29 16:34-17:18). */
 static void print_tb_tail(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];

@@ -1297,8 +1297,8 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const P
 }
 
 /* The statements that run after a block ends: the rest of each enclosing
- * block (a loop's time loop inside `timer t { ... }` is followed by
- * main's statements after the timer). */
+ * block (a time loop inside `timer t { ... }` is followed by main's
+ * statements after the timer). */
 typedef struct After {
   const IrBlock *blk;
   int from;
