@@ -1165,22 +1165,32 @@ static struct {
   char **files;                /* its "series" and "h5ds" lines (ck_restore) */
 } rs;
 
-/* Paths in a checkpoint's trailer are written in hex (they may hold
- * spaces); PATH_HEX is the room for one. */
+/* A checkpoint's trailer writes bytes in hex, two digits a byte: the
+ * variables' values, and paths (they may hold spaces; PATH_HEX is the
+ * room for one of at most 4096 bytes). out has room for 2 n + 1. */
 enum { PATH_HEX = 2 * 4096 + 1 };
-static void hex_of(const char *in, char *out)
+static void hex_of(const void *in, size_t n, char *out)
+{
+  for (size_t k = 0; k < n; k++)
+    snprintf(out + 2 * k, 3, "%02x", ((const unsigned char *)in)[k]);
+  out[2 * n] = 0;
+}
+static void path_hex(const char *path, char *out)
+{
+  size_t n = strlen(path);
+  hex_of(path, n < 4096 ? n : 4096, out);
+}
+/* hex_of's bytes back, at most max of them; how many */
+static size_t bytes_of(const char *hex, void *out, size_t max)
 {
   size_t k = 0;
-  for (; *in && k + 3 <= PATH_HEX; in++, k += 2)
-    snprintf(out + k, 3, "%02x", (unsigned char)*in);
-  out[k] = 0;
+  for (unsigned x; k < max && hex[0] && hex[1] && sscanf(hex, "%2x", &x) == 1; hex += 2)
+    ((unsigned char *)out)[k++] = (unsigned char)x;
+  return k;
 }
 static void text_of(const char *hex, char *out, size_t len)
 {
-  size_t k = 0;
-  for (unsigned x; hex[0] && hex[1] && k + 1 < len && sscanf(hex, "%2x", &x) == 1; hex += 2)
-    out[k++] = (char)x;
-  out[k] = 0;
+  out[bytes_of(hex, out, len - 1)] = 0;
 }
 
 static void on_signal(int sig) { ck_signal = sig; }
@@ -1306,11 +1316,7 @@ void stn_ckpt_start(const stn_program *p)
       char hex[64];
       if (sscanf(line, "var %127s %zu %63s", v->name, &v->size, hex) != 3 || v->size > 16 || strlen(hex) != 2 * v->size)
         stn_fatal("--restart=%s: damaged line '%s'", rs_path, line);
-      for (size_t k = 0; k < v->size; k++) {
-        unsigned x;
-        sscanf(hex + 2 * k, "%2x", &x);
-        v->bytes[k] = (unsigned char)x;
-      }
+      bytes_of(hex, v->bytes, v->size);
     } else if (strncmp(line, "field ", 6) == 0) {
       rs.fields = realloc(rs.fields, sizeof *rs.fields * (size_t)(rs.nfields + 1));
       rs_field *f = &rs.fields[rs.nfields++];
@@ -1536,23 +1542,22 @@ static void ck_save(int loop, long step, const stn_ckpt_item *it, int n)
       const void *var = it[i].var;
       if (it[i].flags & STN_CKPT_TIMER)
         spent = stn_time() - *(const double *)var, var = &spent;
-      EMIT("var %s %zu ", it[i].name, it[i].size);
-      for (size_t k = 0; k < it[i].size; k++)
-        EMIT("%02x", ((const unsigned char *)var)[k]);
-      EMIT("\n");
+      char hx[2 * 16 + 1]; /* a restart reads at most 16 bytes a variable */
+      hex_of(var, it[i].size < 16 ? it[i].size : 16, hx);
+      EMIT("var %s %zu %s\n", it[i].name, it[i].size, hx);
     }
   /* The series written so far and the .h5 files' datasets: a restart
    * lists the files written before the checkpoint in its series files. */
   char *ha = malloc(2 * PATH_HEX), *hb = ha + PATH_HEX;
   for (int i = 0; i < nseries; i++)
     for (int e = 0; e < all_series[i].n; e++) {
-      hex_of(all_series[i].pattern, ha);
-      hex_of(all_series[i].names[e], hb);
+      path_hex(all_series[i].pattern, ha);
+      path_hex(all_series[i].names[e], hb);
       EMIT("series %.17g %s %s\n", all_series[i].times[e], ha, hb);
     }
   for (int i = 0; i < nh5_files; i++)
     for (int d = 0; d < h5_files[i].nds; d++) {
-      hex_of(h5_files[i].path, ha);
+      path_hex(h5_files[i].path, ha);
       EMIT("h5ds %s %s %d %ld %ld %ld %d\n", ha, h5_files[i].ds[d].name, h5_files[i].ds[d].rank, h5_files[i].ds[d].n[0],
            h5_files[i].ds[d].n[1], h5_files[i].ds[d].n[2], (int)h5_files[i].ds[d].t);
     }

@@ -222,42 +222,53 @@ static const char *prev_cond(const IrTb *tb)
   return tb->prev_instance ? "P_" : tb->fast_instance ? "!F_ && prev_" : "prev_";
 }
 
+/* One parameter: ", type name" in a signature (decl), else ", name" */
+static void tb_param(Buf *b, int decl, const char *type, const char *name)
+{
+  if (decl)
+    buf_printf(b, ", %s %s", type, name);
+  else
+    buf_printf(b, ", %s", name);
+}
+
 /* The blocked kernel's parameters: cur fields with their scratch, next
  * fields, the other fields read, the partials, the region, prev_ (write
  * step T - 1 into next; not the body's), M_ (rows of dimension 0 per
  * block), and the values the host passes. decl: with their types (a
- * signature); else their names (the arguments a kernel passes its body;
- * "%.0s" skips a type). */
+ * signature); else their names (the arguments a kernel passes its
+ * body). */
 static void print_tb_params(Buf *b, const IrProgram *p, const IrTb *tb, const int *use_level, char **names, int prev,
                             int decl)
 {
   const IrKernel *k = p->kernels.data[tb->kernel];
-  const char *gname = cname(p, p->grids.data[k->grid].name);
-  buf_printf(b, decl ? "const stn_grid %s" : "%s", gname);
+  buf_printf(b, "%s%s", decl ? "const stn_grid " : "", cname(p, p->grids.data[k->grid].name));
   for (int f = 0; f < p->fields.len; f++) {
     int qc = ir_tb_pair_of_cur(tb, f), qn = ir_tb_pair_of_next(tb, f);
     const char *ty = ctype(p->fields.data[f].ty), *nm = cname(p, p->fields.data[f].name);
+    const char *in = arena_printf(p->arena, "const %s *__restrict__", ty), *out = arena_printf(p->arena, "%s *__restrict__", ty);
     const char *t2 = qc >= 0 ? p->fields.data[tb->scratch[qc]].name
                      : qn >= 0 && tb->predicated ? p->fields.data[tb->scratch_next[qn]].name : NULL;
-    if (t2 && decl)
-      buf_printf(b, ", const %s *__restrict__ %s, %s *__restrict__ %s", ty, nm, ty, t2);
-    else if (t2)
-      buf_printf(b, ", %s, %s", nm, t2);
-    else if (qn >= 0)
-      buf_printf(b, decl ? ", %s *__restrict__ %s" : "%.0s, %s", ty, nm);
-    else if (ir_reads_field(k, f))
-      buf_printf(b, decl ? ", const %s *__restrict__ %s" : "%.0s, %s", ty, nm);
+    if (t2) {
+      tb_param(b, decl, in, nm);
+      tb_param(b, decl, out, t2);
+    } else if (qn >= 0) {
+      tb_param(b, decl, out, nm);
+    } else if (ir_reads_field(k, f)) {
+      tb_param(b, decl, in, nm);
+    }
   }
   if (k->reds.len)
-    buf_puts(b, decl ? ", double *__restrict__ stn_part" : ", stn_part");
-  for (int d = 0; d < k->rank; d++)
-    buf_printf(b, decl ? ", long %s_lo_, long %s_hi_" : ", %s_lo_, %s_hi_", index_name(d), index_name(d));
+    tb_param(b, decl, "double *__restrict__", "stn_part");
+  for (int d = 0; d < k->rank; d++) {
+    tb_param(b, decl, "long", arena_printf(p->arena, "%s_lo_", index_name(d)));
+    tb_param(b, decl, "long", arena_printf(p->arena, "%s_hi_", index_name(d)));
+  }
   if (prev)
-    buf_puts(b, decl ? ", int prev_" : ", prev_");
-  buf_puts(b, decl ? ", int M_" : ", M_");
+    tb_param(b, decl, "int", "prev_");
+  tb_param(b, decl, "int", "M_");
   for (int i = 0; i < k->nodes.len; i++)
     if (cuda_passed(k, use_level, i))
-      buf_printf(b, decl ? ", %s %s" : "%.0s, %s", ctype(k->nodes.data[i].ty), names[i]);
+      tb_param(b, decl, ctype(k->nodes.data[i].ty), names[i]);
 }
 
 /* The blocked kernel's title comment and signature, or (IrTb.prev_instance)
@@ -795,7 +806,8 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   int T = tb->steps, R0 = tb->reach[0], R1 = tb->reach[1], V = tb->vec, LAG = lag(tb), NS = tb->ring;
   int H = tb->halo, strip = tb->cuda == TB_STRIP, NX = strip ? tb->nx : 0, r = k->rank, C = V * tb->rows;
   hook->ns = NS;
-  print_tb_head(b, p, tb, r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps, use_level, pr->names);
+  int threads = r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps;
+  print_tb_head(b, p, tb, threads, use_level, pr->names);
   if (strip) {
     hook->xneed = tb->xneed;
     hook->nx = NX;
@@ -1028,7 +1040,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   buf_puts(b, "  }\n");
   cuda_print_block_reduce(b, p, k, r == 3 ? "threadIdx.x == 0 && threadIdx.y == 0" : "threadIdx.x == 0");
   buf_puts(b, "}\n\n");
-  print_tb_tail(b, p, tb, r == 3 ? tb->block[0] * tb->block[1] : 32 * tb->warps, use_level, pr->names);
+  print_tb_tail(b, p, tb, threads, use_level, pr->names);
 }
 
 /* A kernel over the points outside K's region: a warp per row of the
