@@ -337,8 +337,35 @@ static const char *own_value(const IrProgram *p, const TbCuda *c, int q, int t, 
   return arena_printf(p->arena, "q%d_[%d][%d][%d]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->ns), v);
 }
 
+/* 3-D strip passes, the F_ instance: the steady iterations of a warp
+ * some of whose points lie outside the region (at the grid's edges) run
+ * the straight code too, those points taking their own value of step t -
+ * 1 after the formula, instead of the checked code (where each point
+ * tests and branches at every step). The upper bound measured on the
+ * H200 (every warp on the straight code, results wrong at the edges):
+ * box3d1r, j3d27pt 1.07x, star3d1r 1.07x; docs/benchmarks.md 2026-11-29
+ * 19:25. */
+static int edge_steady(const IrProgram *p, const IrTb *tb)
+{
+  return p->kernels.data[tb->kernel]->rank == 3 && tb->fast_instance && !tb->predicated;
+}
+
+/* print_2d_column's fast: 1, every point in the region; EDGE_STEADY,
+ * the row in it, the points perhaps not. */
+enum { EDGE_STEADY = 2 };
+
+/* The stores to next of a column not known to be in the region: only
+ * where it is. */
+static const char *region_check(const IrProgram *p, int fast, int v)
+{
+  return fast == 1 ? "" : arena_printf(p->arena, fast == EDGE_STEADY ? " && cr%d_" : " && pr_ && cr%d_", v);
+}
+
 /* 2-D kernels: column v of step t in phase ph (3-D TB_STRIP: the thread's
- * point v, row v / V_ and column v % V_). fast: known to be in the region. */
+ * point v, row v / V_ and column v % V_). fast: known to be in the region;
+ * 2 (EDGE_STEADY, the F_ instance only): the row is, and a point outside
+ * it along the other dimensions computes the formula too and then takes
+ * its own value of step t - 1 (where cr<v>_ is false). */
 static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer *pr, int t, int ph, int v, int out_slot,
                               int fast)
 {
@@ -389,9 +416,13 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
       buf_puts(b, ";\n");
       continue;
     }
-    buf_printf(b, "if (own%d_%s) ", v, march_check(p, hook, t));
+    buf_printf(b, "if (own%d_%s%s) ", v, march_check(p, hook, t), fast == EDGE_STEADY ? arena_printf(p->arena, " && cr%d_", v) : "");
     buf_puts(b, print_red_update(pr, &k->reds.data[ef->ref], ef->val) ? "\n" : ";\n");
   }
+  if (fast == EDGE_STEADY)
+    for (int q = 0; q < tb->npairs; q++)
+      buf_printf(b, "            if (!cr%d_)  /* outside the region: its value of step t - 1 */\n              v%d_ = %s;\n", v, q,
+                 own_value(p, hook, q, t, ph, v));
   if (!fast) {
     buf_puts(b, "            } else {\n");
     for (int q = 0; q < tb->npairs; q++) {
@@ -419,12 +450,10 @@ static void print_2d_column(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                  p->fields.data[tb->scratch_next[q]].name, q);
     else if (t == T - 1)
       buf_printf(b, "            if (%s && own%d_%s%s)\n              %s[c_] = v%d_;\n", prev_cond(tb), v,
-                 march_check(p, hook, t),
-                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name), q);
+                 march_check(p, hook, t), region_check(p, fast, v), cname(p, p->fields.data[tb->next[q]].name), q);
     else if (T == 1) /* one step a pass (tb_strip_single): step T - 1 is the point's value as loaded */
       buf_printf(b, "            if (%s && own%d_%s%s)\n              %s[c_] = %s;\n", prev_cond(tb), v,
-                 march_check(p, hook, t),
-                 fast ? "" : arena_printf(p->arena, " && pr_ && cr%d_", v), cname(p, p->fields.data[tb->next[q]].name),
+                 march_check(p, hook, t), region_check(p, fast, v), cname(p, p->fields.data[tb->next[q]].name),
                  own_value(p, hook, q, 1, ph, v));
   }
   buf_puts(b, "          }\n");
@@ -614,7 +643,7 @@ static void print_2d_steps(Buf *b, const IrProgram *p, const IrTb *tb, Printer *
                    r == 3 ? "C_" : "V_", r == 3 ? "plane's points" : "row's columns");
     if (fast) {
       for (int v = 0; v < C; v++)
-        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, 1);
+        print_2d_column(b, p, tb, pr, t, ph, v, out_slot, fast);
     } else {
       /* All this lane's columns in the region: no checks per column. */
       buf_puts(b, "          if (pr_ && crall_) {\n");
@@ -863,10 +892,13 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                gname);
   }
   }
-  buf_puts(b, "  const bool crall_ = cr0_");
+  /* 3-D: the warp's, so that its lanes take one branch of the steady
+   * iterations (edge_steady) */
+  buf_puts(b, r == 3 ? "  const bool crall_ = __all_sync(__activemask(), cr0_" : "  const bool crall_ = cr0_");
   for (int v = 1; v < C; v++)
     buf_printf(b, " && cr%d_", v);
-  buf_printf(b, ";  /* all this thread's %s in the region */\n", r == 3 ? "points" : "columns");
+  buf_printf(b, "%s;  /* all %s %s in the region */\n", r == 3 ? ")" : "", r == 3 ? "the warp's" : "this thread's",
+             r == 3 ? "points" : "columns");
   buf_printf(b, "  const I i0_ = (I)%s * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
              r == 3 ? "blockIdx.z" : "by_", gname, gname);
   /* Rows of step 0 are fetched D rows ahead (loads in flight while
@@ -948,6 +980,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   hook->lean = r == 2;
   int hoist_steady = hook->lean && !g->periodic[0];
   int band = hoist_steady && tb->band_count; /* IrTb.band_known */
+  int edge = edge_steady(p, tb) && !hoist_steady && !g->periodic[0];
   if (hoist_steady) {
     const char *lo = "(long)i_lo_", *hi = "(long)i_hi_";
     if (band && tb->band_has_lo) {
@@ -1009,6 +1042,10 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     pr->known = band ? tb->band_known : NULL;
     print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 1);
     pr->known = NULL;
+    if (edge) {
+      buf_puts(b, "      } else if (F_ && steady_) {  /* the same where some of the warp's points lie outside the region */\n");
+      print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, EDGE_STEADY);
+    }
     buf_puts(b, "      } else {\n");
     print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 0);
     buf_puts(b, "      }\n");
