@@ -1,6 +1,7 @@
 /* stn_cuda.cu: host side of the CUDA runtime (see stn_cuda.h). */
 #include "stn_cuda.h"
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #ifndef STN_VERSION
 #define STN_VERSION "0.1.0"
@@ -15,6 +16,17 @@ void stn_cuda_check(cudaError_t err, const char *what, const char *file, int lin
   stn_fatal("CUDA call failed: %s\n  at %s:%d: %s (%s)\n  check that a GPU is present "
             "(nvidia-smi) and that the grid fits in its memory", what, file, line,
             cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+bool stn_cuda_tb_fast_pays(const void *fast, const void *general, int threads, size_t smem)
+{
+  const char *env = getenv("STN_TB_FAST");
+  if (env && *env)
+    return strcmp(env, "0") != 0;
+  int bf = 0, bg = 0;
+  STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bf, fast, threads, smem));
+  STN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bg, general, threads, smem));
+  return bf >= bg;
 }
 
 int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, int kind, long columns, long rows, long width,

@@ -113,6 +113,16 @@ static inline int stn_tb_march_choose(int kind, int per_sm, int sms, long column
   }
   return stn_tb_march_for((long)per_sm * sms, columns, rows, warm, most);
 }
+/* 2-D fused passes: whether the fast instance (F_ true: the steady code
+ * also for the warps at the grid's edges) leaves a multiprocessor at
+ * least as many blocks as the general one, as ptxas gave them registers
+ * for this GPU; where it leaves fewer, the general one runs. The steady
+ * code of the edge warps gains 1-15% where the registers stay (j2d9pt and
+ * star2d2r 1.15x, aniso2di 1.12x, j2d5pt 1.01x) and costs ptxas 8 more
+ * registers on box2d1r, 72 -> 80, one block an SM fewer (0.91x; H200,
+ * docs/benchmarks.md 2026-11-29 19:31-19:45). STN_TB_FAST=0 or 1
+ * decides instead. */
+bool stn_cuda_tb_fast_pays(const void *fast, const void *general, int threads, size_t smem);
 /* The same for `kernel` on the current GPU, from its occupancy at
  * `threads` and `smem` bytes of dynamic shared memory per block. */
 int stn_cuda_tb_march(const void *kernel, int threads, size_t smem, int kind, long columns, long rows, long width,

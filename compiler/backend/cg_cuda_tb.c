@@ -279,8 +279,8 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
   if (tb->prev_instance) {
-    buf_printf(b, "template <typename I, bool P_>  /* P_: this pass writes step T - 1 into next too */\n"
-                  "__device__ __forceinline__ void %s_tb_body_(", k->name);
+    buf_printf(b, "template <typename I%s, bool P_>  /* P_: this pass writes step T - 1 into next too */\n"
+                  "__device__ __forceinline__ void %s_tb_body_(", tb->fast_instance ? ", bool F_" : "", k->name);
     print_tb_params(b, p, tb, use_level, names, 0, 1);
     buf_puts(b, ")\n{\n");
     return;
@@ -308,11 +308,13 @@ static void print_tb_tail(Buf *b, const IrProgram *p, const IrTb *tb, int thread
   const IrKernel *k = p->kernels.data[tb->kernel];
   if (!tb->prev_instance)
     return;
-  buf_printf(b, "template <typename I>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(", threads, k->name);
+  int fv = tb->fast_instance; /* F_: prev_ is false (the wrapper's fast_) */
+  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(", fv ? ", bool F_" : "", threads,
+             k->name);
   print_tb_params(b, p, tb, use_level, names, 1, 1);
-  buf_printf(b, ")\n{\n  if (prev_)\n    %s_tb_body_<I, true>(", k->name);
+  buf_printf(b, ")\n{\n  if (%s)\n    %s_tb_body_<I%s>(", fv ? "!F_ && prev_" : "prev_", k->name, fv ? ", F_, !F_" : ", true");
   print_tb_params(b, p, tb, use_level, names, 0, 0);
-  buf_printf(b, ");\n  else\n    %s_tb_body_<I, false>(", k->name);
+  buf_printf(b, ");\n  else\n    %s_tb_body_<I%s, false>(", k->name, fv ? ", F_" : "");
   print_tb_params(b, p, tb, use_level, names, 0, 0);
   buf_puts(b, ");\n}\n\n");
 }
@@ -337,17 +339,17 @@ static const char *own_value(const IrProgram *p, const TbCuda *c, int q, int t, 
   return arena_printf(p->arena, "q%d_[%d][%d][%d]", q, t - 1, pos_mod(ph - t * lag(c->tb), c->ns), v);
 }
 
-/* 3-D strip passes, the F_ instance: the steady iterations of a warp
- * some of whose points lie outside the region (at the grid's edges) run
- * the straight code too, those points taking their own value of step t -
- * 1 after the formula, instead of the checked code (where each point
- * tests and branches at every step). The upper bound measured on the
- * H200 (every warp on the straight code, results wrong at the edges):
- * box3d1r, j3d27pt 1.07x, star3d1r 1.07x; docs/benchmarks.md 2026-11-29
- * 19:25. */
-static int edge_steady(const IrProgram *p, const IrTb *tb)
+/* Strip passes, the F_ instance: the steady iterations of a warp some of
+ * whose points lie outside the region (at the grid's edges) run the
+ * straight code too, those points taking their own value of step t - 1
+ * after the formula, instead of the checked code (where each point tests
+ * and branches at every step). The upper bound measured on the H200
+ * (every warp on the straight code, results wrong at the edges): box3d1r,
+ * j3d27pt 1.07x, star3d1r 1.07x, j2d5pt 1.03x; docs/benchmarks.md
+ * 2026-11-29 19:09-19:23. */
+static int edge_steady(const IrTb *tb)
 {
-  return p->kernels.data[tb->kernel]->rank == 3 && tb->fast_instance && !tb->predicated;
+  return tb->cuda == TB_STRIP && tb->fast_instance && !tb->predicated;
 }
 
 /* print_2d_column's fast: 1, every point in the region; EDGE_STEADY,
@@ -892,13 +894,20 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                gname);
   }
   }
-  /* 3-D: the warp's, so that its lanes take one branch of the steady
-   * iterations (edge_steady) */
-  buf_puts(b, r == 3 ? "  const bool crall_ = __all_sync(__activemask(), cr0_" : "  const bool crall_ = cr0_");
+  /* The warp's where its steady iterations have two branches, so that
+   * its lanes take one (edge_steady) */
+  Buf all = { 0 };
+  buf_puts(&all, "cr0_");
   for (int v = 1; v < C; v++)
-    buf_printf(b, " && cr%d_", v);
-  buf_printf(b, "%s;  /* all %s %s in the region */\n", r == 3 ? ")" : "", r == 3 ? "the warp's" : "this thread's",
-             r == 3 ? "points" : "columns");
+    buf_printf(&all, " && cr%d_", v);
+  if (!edge_steady(tb))
+    buf_printf(b, "  const bool crall_ = %s;  /* all this thread's %s in the region */\n", all.s, r == 3 ? "points" : "columns");
+  else if (r == 3)
+    buf_printf(b, "  const bool crall_ = __all_sync(__activemask(), %s);  /* all the warp's points in the region */\n", all.s);
+  else /* the general instance as it was: a warp-wide test there cost box2d1r 8 registers (72 -> 80) */
+    buf_printf(b, "  const bool crall_ = F_ ? __all_sync(__activemask(), %s) : %s;  /* all the warp's columns in the region "
+                  "(F_), or this thread's */\n", all.s, all.s);
+  buf_free(&all);
   buf_printf(b, "  const I i0_ = (I)%s * M_, i1_ = i0_ + M_ < (I)%s.n[0] ? i0_ + M_ : (I)%s.n[0];\n",
              r == 3 ? "blockIdx.z" : "by_", gname, gname);
   /* Rows of step 0 are fetched D rows ahead (loads in flight while
@@ -980,7 +989,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   hook->lean = r == 2;
   int hoist_steady = hook->lean && !g->periodic[0];
   int band = hoist_steady && tb->band_count; /* IrTb.band_known */
-  int edge = edge_steady(p, tb) && !hoist_steady && !g->periodic[0];
+  int edge = edge_steady(tb) && !g->periodic[0] && (r == 2) == hoist_steady;
   if (hoist_steady) {
     const char *lo = "(long)i_lo_", *hi = "(long)i_hi_";
     if (band && tb->band_has_lo) {
@@ -1011,6 +1020,9 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
                T * (2 * R0 + 1), T * (2 * R0 + 1), 2 * T * R0 + 1, 2 * T * R0 + 1);
     buf_puts(b, "  const int sa_ = (int)sa0_;\n"
                 "  const unsigned sn_ = crall_ && sb0_ > sa0_ ? (unsigned)(sb0_ - sa0_) : 0u;  /* steady: it0_ in [sa_, sa_ + sn_) */\n");
+    if (edge)
+      buf_puts(b, "  const unsigned sne_ = sb0_ > sa0_ ? (unsigned)(sb0_ - sa0_) : 0u;  /* the same for a warp with columns "
+                  "outside the region */\n");
   }
   buf_puts(b, "  for (int it0_ = 0; it0_ < iters_; it0_ += NS_) {\n");
   for (int ph = 0; ph < NS; ph++) {
@@ -1043,8 +1055,14 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
     print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 1);
     pr->known = NULL;
     if (edge) {
-      buf_puts(b, "      } else if (F_ && steady_) {  /* the same where some of the warp's points lie outside the region */\n");
+      if (r == 3)
+        buf_puts(b, "      } else if (F_ && steady_) {  /* the same where some of the warp's points lie outside the region */\n");
+      else
+        buf_printf(b, "      } else if (F_ && (unsigned)(it0_ + %d - sa_) < sne_) {  /* the same where some of the warp's columns lie outside "
+                      "the region */\n", ph);
+      pr->known = band ? tb->band_known : NULL;
       print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, EDGE_STEADY);
+      pr->known = NULL;
     }
     buf_puts(b, "      } else {\n");
     print_2d_steps(b, p, tb, pr, ph, NS, LAG, vec_bytes, 0);
@@ -1506,8 +1524,13 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                 "    same_ = !differ_h_;\n"
                 "    stn_cuda_tb_trial_restart();  /* --tb=auto's timed pass starts here: the passes after it skip the check */\n"
                 "  }\n");
-    buf_puts(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
-                "  const bool fast_ = same_ && !prev_;\n");
+    if (r == 2) /* runtime/stn_cuda.h stn_cuda_tb_fast_pays */
+      buf_printf(b, "  static int fast_pays_ = -1;  /* the fast instance's registers leave an SM as many blocks as the general one's */\n"
+                    "  if (fast_pays_ < 0)\n"
+                    "    fast_pays_ = stn_cuda_tb_fast_pays((const void *)%s_tb_kernel_<int, true>, (const void *)%s_tb_kernel_<int, false>, "
+                    "(int)(block.x * block.y * block.z), smem_);\n", k->name, k->name);
+    buf_printf(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
+                  "  const bool fast_ = same_ && !prev_%s;\n", r == 2 ? " && fast_pays_" : "");
   }
   if (k->reds.len)
     buf_puts(b, "  double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");

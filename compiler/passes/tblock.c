@@ -366,6 +366,19 @@ static int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
   return rows > 1 ? id : -1;
 }
 
+/* 2-D strip passes get the fast instance too (IrTb.fast_instance), for
+ * the steady iterations of the warps at the grid's edges (cg_cuda_tb.c
+ * edge_steady): not where a store is predicated (a point keeps step t -
+ * 2), the own columns come from shared memory (not in the registers
+ * whose values the fast instance keeps), the grid wraps, or every pass
+ * writes step T - 1 (prev_live: the fast instance would never run). */
+static int fast_2d(const IrProgram *p, const IrKernel *k, const IrTb *t)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  return k->rank == 2 && t->cuda == TB_STRIP && !t->predicated && !t->own_smem && !t->prev_live && !g->periodic[0] &&
+         !g->periodic[1];
+}
+
 int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
 {
   if (o->target != TARGET_CUDA || o->no_tb_psum || (k->rank == 2 && o->tb_shfl))
@@ -1388,7 +1401,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
            * a third of its speed (diffusion3d --tb=4: 353 against 554
            * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
            * docs/benchmarks.md, 2026-11-23). */
-          t->fast_instance = o->target == TARGET_CUDA && k->rank == 3;
+          t->fast_instance = o->target == TARGET_CUDA && (k->rank == 3 || fast_2d(p, k, t));
           /* 2-D strips: the pass's body also without the store of step
            * T - 1 where it is not always needed (prev_live covers
            * predicated stores; cg_cuda_tb.c print_tb_tail). Not the
@@ -1405,7 +1418,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
            * (reach 2 along the march) 0.86x. So floats of reach 1 along
            * the march, without partial sums (a box's sums serve rows of
            * later iterations). */
-          t->skip_rows = t->fast_instance && t->cuda == TB_STRIP && t->psum < 0 && !t->whole && t->reach[0] == 1 &&
+          t->skip_rows = k->rank == 3 && t->fast_instance && t->cuda == TB_STRIP && t->psum < 0 && !t->whole && t->reach[0] == 1 &&
                          !pairs_double(p, t);
           /* (partial sums evaluate a row's terms in other rows' iterations) */
           if (o->target == TARGET_CUDA && k->rank == 2 && !p->grids.data[k->grid].periodic[0] && t->psum < 0)
