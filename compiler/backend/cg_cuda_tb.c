@@ -214,9 +214,10 @@ static void print_allocated(Buf *b, const IrGrid *g, const char *gname, int d, c
     buf_printf(b, "(%s >= -%d && %s < (I)%s.n[%d] + %d)", name, g->halo_lo[d], name, gname, d, g->halo_hi[d]);
 }
 
-/* When a pass writes step T - 1 into next: the run-time prev_, in the
- * general instance of a 3-D kernel with a fast one (F_), or the template
- * argument P_ of a 2-D kernel's body (IrTb.prev_instance) */
+/* When a pass writes step T - 1 into next: the template argument P_ of a
+ * 2-D kernel's body (IrTb.prev_instance; never true in the fast instance),
+ * else the run-time prev_, in the general instance where the kernel has a
+ * fast one (F_) */
 static const char *prev_cond(const IrTb *tb)
 {
   return tb->prev_instance ? "P_" : tb->fast_instance ? "!F_ && prev_" : "prev_";
@@ -989,7 +990,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   hook->lean = r == 2;
   int hoist_steady = hook->lean && !g->periodic[0];
   int band = hoist_steady && tb->band_count; /* IrTb.band_known */
-  int edge = edge_steady(tb) && !g->periodic[0] && (r == 2) == hoist_steady;
+  int edge = edge_steady(tb) && !g->periodic[0]; /* (rows that wrap: no steady iterations) */
   if (hoist_steady) {
     const char *lo = "(long)i_lo_", *hi = "(long)i_hi_";
     if (band && tb->band_has_lo) {
@@ -1524,7 +1525,10 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
                 "    same_ = !differ_h_;\n"
                 "    stn_cuda_tb_trial_restart();  /* --tb=auto's timed pass starts here: the passes after it skip the check */\n"
                 "  }\n");
-    if (r == 2) /* runtime/stn_cuda.h stn_cuda_tb_fast_pays */
+    /* 2-D: only where its registers leave an SM as many blocks
+     * (runtime/stn_cuda.h stn_cuda_tb_fast_pays); in 3-D the general
+     * instance's loads and stores outside the region cost a third */
+    if (r == 2)
       buf_printf(b, "  static int fast_pays_ = -1;  /* the fast instance's registers leave an SM as many blocks as the general one's */\n"
                     "  if (fast_pays_ < 0)\n"
                     "    fast_pays_ = stn_cuda_tb_fast_pays((const void *)%s_tb_kernel_<int, true>, (const void *)%s_tb_kernel_<int, false>, "

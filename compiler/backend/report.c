@@ -35,8 +35,8 @@ typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
 
 /* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
  * NAME_kernel_, or of NAME_tb_kernel_ (tb: its IrTb), the fast one where a
- * 3-D pass comes in two (F_ true: the mangled template arguments
- * "iLb1E"). */
+ * pass comes in two (IrTb.fast_instance, F_ true: the mangled template
+ * arguments "iLb1E"). */
 static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args);
 static Ptxas ptxas_for(const char *text, const char *name, const IrTb *tb)
 {

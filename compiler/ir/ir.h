@@ -255,10 +255,12 @@ typedef struct IrTb {
   char *xrows;
   int nx;
   size_t smem;
-  /* CUDA 3-D: the kernel comes in two instances, the fast one (F_) for
-   * passes where next and cur agree outside the region and nothing reads
-   * step T - 1 from next (then points outside the region keep their
-   * values: no loads and stores for them) */
+  /* CUDA 3-D, and 2-D strips (tblock.c fast_2d): the kernel comes in two
+   * instances, the fast one (F_) for passes where next and cur agree
+   * outside the region and nothing reads step T - 1 from next (then
+   * points outside the region keep their values: no loads and stores for
+   * them, and the warps at the grid's edges run the steady code,
+   * cg_cuda_tb.c edge_steady) */
   int fast_instance;
   /* CUDA 2-D strips, where main does not always read next after the
    * loop: the pass's body is a device function in two instances, P_ true
