@@ -1121,6 +1121,32 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
   return why[w];
 }
 
+/* Two columns a thread where a 2-D strip pass runs its fast instance
+ * (fast_2d: two columns never take their own from shared memory), one
+ * pair, and its step reads nothing but the pair and computes no division
+ * or function. Measured on the H200 with the fast instance (bench/an5d
+ * sweep, docs/benchmarks.md 2026-11-29 21:47, GCells/s, 16384^2): at 8
+ * steps of reach 1, j2d5pt 1998.8 against 1743.8 at one column, box2d1r
+ * 1601.1 / 1368.6, j2d9pt-gol 1601.4 / 1365.6, j2d5pt.double 1095.5 /
+ * 967.9, box2d1r.double 888.6 / 848.2; at 4 steps of reach 2 and more in
+ * double, star2d4r.double 362.4 / 270.6, box2d2r.double 402.2 / 373.2
+ * (floats there had two already). The general instance of two columns
+ * ran slower than one column (j2d5pt at 8 steps, 1280 against 1717,
+ * 19:05), so not where it runs: a predicated store, a next field every
+ * pass writes, a grid that wraps (fast_2d). The run time's occupancy
+ * rule (stn_cuda_tb_fast_pays) kept the fast instance on all seven. */
+static int fast_pair(const IrProgram *p, const IrKernel *k, const IrTb *t)
+{
+  const IrGrid *g = &p->grids.data[k->grid];
+  if (k->rank != 2 || t->npairs != 1 || t->predicated || t->prev_live || g->periodic[0] || g->periodic[1] ||
+      tb_point_specials(k))
+    return 0;
+  for (int i = 0; i < k->nodes.len; i++)
+    if (k->nodes.data[i].op == OP_LOAD && ir_tb_pair_of_cur(t, k->nodes.data[i].ref) < 0)
+      return 0;
+  return 1;
+}
+
 /* 2-D TB_STRIP: columns per thread at T steps (psum: partial sums taken).
  * Two at a reach of 2 and more, 4 steps (3 for a box with partial sums up
  * to a reach of 3), one float pair: 1.10-1.48x one column on the H100
@@ -1129,13 +1155,16 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * a star of reach 2, floats and doubles, and at the 8 of its doubles
  * (star2d2r.double 536 against 477 at one column; star2); two at 8 steps
  * for a wide halo up to r1 = 4 (wide_halo) and at 4 for a heavy point
- * (heavy_point); --tb-vec. */
+ * (heavy_point); two where the fast instance runs them (fast_pair);
+ * --tb-vec. */
 int tb_strip_vec(const IrProgram *p, const IrTb *t, int steps, int psum, const PassOptions *o)
 {
   int rmax = t->reach[0] > t->reach[1] ? t->reach[0] : t->reach[1];
   const IrKernel *k = p->kernels.data[t->kernel];
   if (o->tb_vec)
     return o->tb_vec;
+  if (fast_pair(p, k, t) && ((steps == 8 && rmax == 1) || (steps == 4 && rmax >= 2 && pairs_double(p, t))))
+    return 2; /* the fast instance's two columns (fast_pair) */
   if ((steps == 6 || (steps == 8 && pairs_double(p, t))) && !psum && star2(k, t))
     return 2; /* floats and doubles at 6 steps, doubles at 8 (auto_steps) */
   if ((steps == 8 && wide_halo(p, k, t) && t->reach[1] <= 4) || (steps == 4 && heavy_point(p, k, t)))
@@ -1339,6 +1368,18 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
       if (has_call && has_swap) {
         IrTb tb = { 0 };
         const char *why = s->kind == H_WHILE ? "it is a while loop: its condition is tested after every step" : legal(p, s, &tb);
+        if (!why) {
+          /* The next fields are read after the loop, in the rest of its
+           * block or of an enclosing one (after a timer around it), or the
+           * loop runs again: every pass must leave step s + T - 1 in
+           * them. So does a predicated store: where it does not fire, step
+           * t keeps step t - 2, which the next pass reads from next. (Set
+           * before the model, whose 2-D columns a thread depend on it:
+           * tb_strip_vec.) */
+          tb.prev_live = nested || tb.predicated;
+          for (int q = 0; q < tb.npairs; q++)
+            tb.prev_live |= mentions(p, blk, i + 1, tb.next[q]) || mentions_after(p, up, tb.next[q]);
+        }
         /* the GPU time model of the strip kernels' candidates, for --report */
         if (!why && o->target == TARGET_CUDA && !o->mpi && !o->tb_shfl) {
           const IrKernel *kk = p->kernels.data[tb.kernel];
@@ -1382,17 +1423,7 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
           IrTb *t = arena_alloc(p->arena, sizeof *t);
           *t = tb;
           t->steps = steps;
-          /* The next fields are read after the loop, in the rest of its
-           * block or of an enclosing one (after a timer around it), or the
-           * loop runs again: every pass must leave step s + T - 1 in
-           * them. */
-          t->prev_live = nested;
-          for (int q = 0; q < t->npairs; q++)
-            t->prev_live |= mentions(p, blk, i + 1, t->next[q]) || mentions_after(p, up, t->next[q]);
-          /* So does a predicated store: where it does not fire, step t
-           * keeps step t - 2, which the next pass reads from next. */
           const IrKernel *k = p->kernels.data[t->kernel];
-          t->prev_live |= t->predicated;
           t->psum = tb_psum_for(p, k, t, o);
           choose_shape(p, t, k, o);
           if (t->cuda != TB_STRIP)
