@@ -38,10 +38,11 @@ constants stencilc has now.
 The default builds' rows (no flags) weigh --default-weight times (20:
 the model must predict what --tb=auto builds; at 8 the 270 sweep rows
 of 2026-11-26 pulled 5 of 31 defaults past 15%). A row whose flags
-are only -fno-distribute (and --tb=auto) is the default build of its
-day: its stencil was measured before hoist distributed a constant scale
-(2026-11-29), and the flag builds that code again, default schedule and
-all (RELABELLED).
+are only -fno-distribute or --tb-vec=1 (and --tb=auto) is the default
+build of its day: its stencil was measured before hoist distributed a
+constant scale, or before --tb=auto took two columns where the 2-D fast
+instance runs (both 2026-11-29), and the flags build that code again,
+default schedule and all (RELABELLED).
 Divisions and functions (special) count only where computed at every
 point (not once a call); with no measured 3-D row that has one, 3-D
 takes the 2-D cx. cq (single steps of large stencils: their registers)
@@ -96,8 +97,11 @@ BW = GPUS["h100"]["bw"]
 
 
 # flags that rebuild what a row measured before a later change of the
-# compiler, which its CSV's rows carry since (bench/an5d/measured.csv)
-RELABELLED = ("-fno-distribute",)
+# compiler, which its CSV's rows carry since (bench/an5d/measured.csv):
+# -fno-distribute (hoist distributes a constant scale, 2026-11-29) and
+# --tb-vec=1 (two columns where the 2-D fast instance runs, tblock.c
+# fast_pair, 2026-11-29 22:00; no row measured --tb-vec=1 alone before)
+RELABELLED = ("-fno-distribute", "--tb-vec=1")
 
 
 def default_then(flags):
