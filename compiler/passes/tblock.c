@@ -1134,7 +1134,11 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * ran slower than one column (j2d5pt at 8 steps, 1280 against 1717,
  * 19:05), so not where it runs: a predicated store, a next field every
  * pass writes, a grid that wraps (fast_2d). The run time's occupancy
- * rule (stn_cuda_tb_fast_pays) kept the fast instance on all seven. */
+ * rule (stn_cuda_tb_fast_pays) runs the fast one there: ptxas gives both
+ * instances the same blocks an SM (general / fast registers: j2d5pt 96 /
+ * 96, box2d1r 127 / 128, star2d4r.double 252 / 236, box2d2r.double 186 /
+ * 206), where at one column star2d4r.double's fast instance (154 against
+ * 126) fits fewer and the general one ran. */
 static int fast_pair(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
   const IrGrid *g = &p->grids.data[k->grid];
