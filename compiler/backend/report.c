@@ -47,18 +47,21 @@ static Ptxas ptxas_for(const char *text, const char *name, const IrTb *tb)
 }
 
 /* Blocks of `threads` threads with `regs` registers each and `smem`
- * bytes of shared memory that fit a multiprocessor of sm_90 (the
- * occupancy calculator's rules: registers allocated a warp at a time in
- * units of 256, 65536 of them, at most 64 warps and 32 blocks, 228 KB of
- * shared memory with 1 KB of it reserved per block, in units of 128). */
+ * bytes of shared memory that fit a multiprocessor of sm_90, by the rules
+ * of CUDA's occupancy calculator (cuda_occupancy.h,
+ * cudaOccMaxBlocksPerSMRegsLimit): registers allocated a warp at a time
+ * in units of 256 from four sub-partitions of 16384, a block's warps
+ * rounded up to four for the hardware's per-block check of 65536; at
+ * most 64 warps and 32 blocks; 228 KB of shared memory with 1 KB of it
+ * reserved per block, in units of 128. */
 static int sm90_blocks(int regs, int threads, size_t smem)
 {
   int warps = (threads + 31) / 32, n = 32;
   int per_warp = (regs * 32 + 255) / 256 * 256;
-  if (warps <= 0)
+  if (warps <= 0 || regs > 255 || per_warp * ((warps + 3) / 4 * 4) > 65536)
     return 0;
-  if (per_warp > 0 && 65536 / (per_warp * warps) < n)
-    n = 65536 / (per_warp * warps);
+  if (per_warp > 0 && 16384 / per_warp * 4 / warps < n)
+    n = 16384 / per_warp * 4 / warps;
   if (64 / warps < n)
     n = 64 / warps;
   size_t per_block = (smem + 1024 + 127) / 128 * 128;
@@ -72,7 +75,9 @@ static int sm90_blocks(int regs, int threads, size_t smem)
  * (runtime stn_cuda_tb_fast_pays, cudaOccupancyMaxActiveBlocksPerMultiprocessor;
  * 3-D passes run their fast one where they have it). *run: the instance
  * that runs; *other: the other one (found 0 where there is none); the
- * blocks an SM of each. Returns whether the fast one runs. */
+ * blocks an SM of each. Returns 1 where the fast one runs, 0 where the
+ * general one does or the pass has one instance, -1 where ptxas's lines
+ * of a 2-D pass's two instances are missing (not known). */
 static int ptxas_tb(const char *text, const IrKernel *k, const IrTb *tb, Ptxas *run, Ptxas *other, int *brun,
                     int *bother)
 {
@@ -81,11 +86,13 @@ static int ptxas_tb(const char *text, const IrKernel *k, const IrTb *tb, Ptxas *
   *run = ptxas_for(text, k->name, tb);
   *other = (Ptxas){ 0 };
   *brun = *bother = 0;
-  if (!tb->fast_instance || k->rank != 2 || !run->found)
+  if (!tb->fast_instance || k->rank != 2)
     return tb->fast_instance;
   *other = ptxas_fn_args(text, fn, "iLb0E");
-  if (!other->found)
-    return 1;
+  if (!run->found || !other->found) {
+    *other = (Ptxas){ 0 };
+    return -1;
+  }
   int threads = tb->block[0] * (tb->block[1] > 0 ? tb->block[1] : 1);
   int bf = sm90_blocks(run->regs, threads, tb->smem + run->smem);
   int bg = sm90_blocks(other->regs, threads, tb->smem + other->smem);
@@ -569,16 +576,16 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     if (loops.data[i]->tb) {
       const IrTb *tb = loops.data[i]->tb;
       Ptxas pt, po;
-      int bf, bo, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &bf, &bo);
+      int brun, bother, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &brun, &bother);
       if (pt.found)
         fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per "
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)%s\n", pt.regs, pt.spill_st, pt.spill_ld,
-                tb->smem, !tb->fast_instance ? "" : fast ? "; the fast instance" : "; the general instance");
+                tb->smem, !tb->fast_instance || fast < 0 ? "" : fast ? "; the fast instance" : "; the general instance");
       if (po.found)
         fprintf(f, "      instances: fast %d registers, %d blocks a multiprocessor; general %d, %d: the %s one runs (the run "
                 "time takes the fast one, where next and cur agree outside the region, only while it fits as many blocks; "
-                "STN_TB_FAST=0|1 overrides)\n", fast ? pt.regs : po.regs, fast ? bf : bo, fast ? po.regs : pt.regs,
-                fast ? bo : bf, fast ? "fast" : "general");
+                "STN_TB_FAST=0|1 overrides)\n", fast ? pt.regs : po.regs, fast ? brun : bother, fast ? po.regs : pt.regs,
+                fast ? bother : brun, fast ? "fast" : "general");
     }
     model_text(f, o, loops.data[i], pts);
     if (model_chosen(loops.data[i]))
@@ -702,19 +709,20 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     json_str(f, tb_text(gpu, loops.data[i]));
     if (tb) { /* the blocked kernel's: ptxas's registers where it ran, the launch's shared memory */
       Ptxas pt, po;
-      int bf, bo, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &bf, &bo);
+      int brun, bother, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &brun, &bother);
       if (pt.found)
         fprintf(f, ", \"resources\": {\"source\": \"ptxas\", \"registers\": %d, \"spill_stores\": %d, \"spill_loads\": %d, ",
                 pt.regs, pt.spill_st, pt.spill_ld);
       else
         fprintf(f, ", \"resources\": {\"source\": \"none\", \"registers\": null, \"spill_stores\": null, \"spill_loads\": null, ");
       fprintf(f, "\"shared_memory\": %zu, \"instance\": ", tb->smem);
-      if (tb->fast_instance)
+      if (tb->fast_instance && fast >= 0)
         json_str(f, fast ? "fast" : "general");
       else
         fprintf(f, "null");
       if (po.found)
-        fprintf(f, ", \"blocks_per_sm\": %d, \"other_registers\": %d, \"other_blocks_per_sm\": %d", bf, po.regs, bo);
+        fprintf(f, ", \"blocks_per_sm\": %d, \"other_registers\": %d, \"other_blocks_per_sm\": %d", brun, po.regs,
+                bother);
       fprintf(f, "}");
     }
     if (tb && tb->band_text) { /* IrTb.band_*: the rows where the comparisons with the grid's edges print as 1 */

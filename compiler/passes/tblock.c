@@ -1122,9 +1122,9 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
 }
 
 /* Two columns a thread where a 2-D strip pass runs its fast instance
- * (fast_2d: two columns never take their own from shared memory), one
- * pair, and its step reads nothing but the pair and computes no division
- * or function. Measured on the H200 with the fast instance (bench/an5d
+ * (fast_2d; one pair never takes its own columns from shared memory,
+ * tb_own_smem), and its step reads nothing but the pair and computes no
+ * division or function. Measured on the H200 with the fast instance (bench/an5d
  * sweep, docs/benchmarks.md 2026-11-29 21:47, GCells/s, 16384^2): at 8
  * steps of reach 1, j2d5pt 1998.8 against 1743.8 at one column, box2d1r
  * 1601.1 / 1368.6, j2d9pt-gol 1601.4 / 1365.6, j2d5pt.double 1095.5 /
