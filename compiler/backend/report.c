@@ -81,14 +81,14 @@ static int sm90_blocks(int regs, int threads, size_t smem)
 static int ptxas_tb(const char *text, const IrKernel *k, const IrTb *tb, Ptxas *run, Ptxas *other, int *brun,
                     int *bother)
 {
-  char fn[256];
-  snprintf(fn, sizeof fn, "%s_tb_kernel_", k->name);
   *run = ptxas_for(text, k->name, tb);
   *other = (Ptxas){ 0 };
   *brun = *bother = 0;
   if (!tb->fast_instance || k->rank != 2)
     return tb->fast_instance;
-  *other = ptxas_fn_args(text, fn, "iLb0E");
+  char fn[256];
+  snprintf(fn, sizeof fn, "%s_tb_kernel_", k->name);
+  *other = ptxas_fn_args(text, fn, "iLb0E"); /* the general instance, F_ false */
   if (!run->found || !other->found) {
     *other = (Ptxas){ 0 };
     return -1;

@@ -366,17 +366,24 @@ static int tb_psum_chain(const IrProgram *p, const IrKernel *k, const IrTb *t)
   return rows > 1 ? id : -1;
 }
 
-/* 2-D strip passes get the fast instance too (IrTb.fast_instance), for
- * the steady iterations of the warps at the grid's edges (cg_cuda_tb.c
- * edge_steady): not where a store is predicated (a point keeps step t -
- * 2), the own columns come from shared memory (not in the registers
- * whose values the fast instance keeps), the grid wraps, or every pass
- * writes step T - 1 (prev_live: the fast instance would never run). */
-static int fast_2d(const IrProgram *p, const IrKernel *k, const IrTb *t)
+/* Whether a 2-D pass of K could run a fast instance: not where a store
+ * is predicated (a point keeps step t - 2), the grid wraps, or every pass
+ * writes step T - 1 (prev_live: the fast instance would never run).
+ * Known before the pass's shape (fast_pair decides its columns by it). */
+static int fast_2d_loop(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
   const IrGrid *g = &p->grids.data[k->grid];
-  return k->rank == 2 && t->cuda == TB_STRIP && !t->predicated && !t->own_smem && !t->prev_live && !g->periodic[0] &&
-         !g->periodic[1];
+  return k->rank == 2 && !t->predicated && !t->prev_live && !g->periodic[0] && !g->periodic[1];
+}
+
+/* 2-D strip passes get the fast instance too (IrTb.fast_instance), for
+ * the steady iterations of the warps at the grid's edges (cg_cuda_tb.c
+ * edge_steady): where the loop allows it (fast_2d_loop) and the own
+ * columns do not come from shared memory (not in the registers whose
+ * values the fast instance keeps). */
+static int fast_2d(const IrProgram *p, const IrKernel *k, const IrTb *t)
+{
+  return fast_2d_loop(p, k, t) && t->cuda == TB_STRIP && !t->own_smem;
 }
 
 int tb_psum_for(const IrProgram *p, const IrKernel *k, const IrTb *t, const PassOptions *o)
@@ -1133,7 +1140,7 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * (floats there had two already). The general instance of two columns
  * ran slower than one column (j2d5pt at 8 steps, 1280 against 1717,
  * 19:05), so not where it runs: a predicated store, a next field every
- * pass writes, a grid that wraps (fast_2d). The run time's occupancy
+ * pass writes, a grid that wraps (fast_2d_loop). The run time's occupancy
  * rule (stn_cuda_tb_fast_pays) runs the fast one there: ptxas gives both
  * instances the same blocks an SM (general / fast registers: j2d5pt 96 /
  * 96, box2d1r 127 / 128, star2d4r.double 252 / 236, box2d2r.double 186 /
@@ -1141,9 +1148,7 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * 126) fits fewer and the general one ran. */
 static int fast_pair(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
-  const IrGrid *g = &p->grids.data[k->grid];
-  if (k->rank != 2 || t->npairs != 1 || t->predicated || t->prev_live || g->periodic[0] || g->periodic[1] ||
-      tb_point_specials(k))
+  if (!fast_2d_loop(p, k, t) || t->npairs != 1 || tb_point_specials(k))
     return 0;
   for (int i = 0; i < k->nodes.len; i++)
     if (k->nodes.data[i].op == OP_LOAD && ir_tb_pair_of_cur(t, k->nodes.data[i].ref) < 0)
