@@ -1129,9 +1129,13 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
 }
 
 /* Two columns a thread where a 2-D strip pass runs its fast instance
- * (fast_2d; one pair never takes its own columns from shared memory,
- * tb_own_smem), and its step reads nothing but the pair and computes no
- * division or function. Measured on the H200 with the fast instance (bench/an5d
+ * (fast_2d; one or two pairs never take their own columns from shared
+ * memory, tb_own_smem), its step reads nothing but its pairs and computes
+ * no division or function, and the pairs hold at most two words a point:
+ * one float pair, one double pair, or two float pairs (gs2d, bench/unseen,
+ * at 8 steps: 693.7 GCells/s against 648.3 at one column; its double, four
+ * words, 306.4 against 407.2; H200, 8192^2, docs/benchmarks.md 2026-11-30
+ * 00:32). Measured on the H200 with the fast instance (bench/an5d
  * sweep, docs/benchmarks.md 2026-11-29 21:47, GCells/s, 16384^2): at 8
  * steps of reach 1, j2d5pt 1998.8 against 1743.8 at one column, box2d1r
  * 1601.1 / 1368.6, j2d9pt-gol 1601.4 / 1365.6, j2d5pt.double 1095.5 /
@@ -1148,7 +1152,10 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * 126) fits fewer and the general one ran. */
 static int fast_pair(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
-  if (!fast_2d_loop(p, k, t) || t->npairs != 1 || tb_point_specials(k))
+  int words = 0; /* the pairs' words a point: a float's 1, a double's 2 */
+  for (int q = 0; q < t->npairs; q++)
+    words += p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 2 : 1;
+  if (!fast_2d_loop(p, k, t) || words > 2 || tb_point_specials(k))
     return 0;
   for (int i = 0; i < k->nodes.len; i++)
     if (k->nodes.data[i].op == OP_LOAD && ir_tb_pair_of_cur(t, k->nodes.data[i].ref) < 0)
