@@ -1132,24 +1132,24 @@ static const char *strip_threads_why(IrProgram *p, const IrKernel *k, const IrTb
  * (fast_2d; one or two pairs never take their own columns from shared
  * memory, tb_own_smem), its step reads nothing but its pairs and computes
  * no division or function, and the pairs hold at most two words a point:
- * one float pair, one double pair, or two float pairs (gs2d, bench/unseen,
- * at 8 steps: 693.7 GCells/s against 648.3 at one column; its double, four
- * words, 306.4 against 407.2; H200, 8192^2, docs/benchmarks.md 2026-11-30
- * 00:32). Measured on the H200 with the fast instance (bench/an5d
- * sweep, docs/benchmarks.md 2026-11-29 21:47, GCells/s, 16384^2): at 8
- * steps of reach 1, j2d5pt 1998.8 against 1743.8 at one column, box2d1r
- * 1601.1 / 1368.6, j2d9pt-gol 1601.4 / 1365.6, j2d5pt.double 1095.5 /
- * 967.9, box2d1r.double 888.6 / 848.2; at 4 steps of reach 2 and more in
- * double, star2d4r.double 362.4 / 270.6, box2d2r.double 402.2 / 373.2
- * (floats there had two already). The general instance of two columns
- * ran slower than one column (j2d5pt at 8 steps, 1280 against 1717,
- * 19:05), so not where it runs: a predicated store, a next field every
- * pass writes, a grid that wraps (fast_2d_loop). The run time's occupancy
- * rule (stn_cuda_tb_fast_pays) runs the fast one there: ptxas gives both
- * instances the same blocks an SM (general / fast registers: j2d5pt 96 /
- * 96, box2d1r 127 / 128, star2d4r.double 252 / 236, box2d2r.double 186 /
- * 206), where at one column star2d4r.double's fast instance (154 against
- * 126) fits fewer and the general one ran. */
+ * one float pair, one double pair, or two float pairs. Measured on the
+ * H200 with the fast instance (bench/an5d sweep, docs/benchmarks.md
+ * 2026-11-29 21:47, GCells/s, 16384^2): at 8 steps of reach 1, j2d5pt
+ * 1998.8 against 1743.8 at one column, box2d1r 1601.1 / 1368.6, j2d9pt-gol
+ * 1601.4 / 1365.6, j2d5pt.double 1095.5 / 967.9, box2d1r.double 888.6 /
+ * 848.2; at 4 steps of reach 2 and more in double, star2d4r.double 362.4 /
+ * 270.6, box2d2r.double 402.2 / 373.2 (floats there had two already). Two
+ * float pairs (bench/unseen's gs2d, 8192^2, 2026-11-30 00:32): 693.7 /
+ * 648.3 at 8 steps; two double pairs, four words, lose (gs2d.double 306.4
+ * / 407.2). The general instance of two columns ran slower than one column
+ * (j2d5pt at 8 steps, 1280 against 1717, 19:05), so not where it runs: a
+ * predicated store, a next field every pass writes, a grid that wraps
+ * (fast_2d_loop). The run time's occupancy rule (stn_cuda_tb_fast_pays)
+ * runs the fast one there: ptxas gives both instances the same blocks an
+ * SM (general / fast registers: j2d5pt 96 / 96, box2d1r 127 / 128,
+ * star2d4r.double 252 / 236, box2d2r.double 186 / 206), where at one
+ * column star2d4r.double's fast instance (154 against 126) fits fewer and
+ * the general one ran. */
 static int fast_pair(const IrProgram *p, const IrKernel *k, const IrTb *t)
 {
   int words = 0; /* the pairs' words a point: a float's 1, a double's 2 */
