@@ -223,6 +223,7 @@ static const OptDef optdefs[] = {
   { "-fno-tb-reuse", FLAG, NULL, "CUDA 3-D temporal blocking: load read-only fields at every fused step instead of once per pass" },
   { "-fno-tb-own-smem", FLAG, NULL, "CUDA 2-D temporal blocking of more than two pairs: keep each thread's own columns in registers "
                                     "instead of reading them from the rows in shared memory" },
+  { "-fno-tb-half", FLAG, NULL, "CUDA --tb=auto: time no fused passes of half the steps against the chosen depth in the loop's first passes (one fused kernel fewer to compile)" },
   { "-fno-tb-partial-sums", FLAG, NULL, "CUDA temporal blocking of box stencils: read every neighbour plane's points at each point instead of adding each arriving plane's part to the sums it serves (3-D boxes of reach 2 and more: single steps by the stream kernel, not one-step passes)" },
   { "--mpi", FLAG, NULL, "a distributed program: run it with mpirun -np P; each grid is split over the ranks and halos "
                          "are exchanged before the kernels that read them (docs/mpi.md); --build uses mpicc" },
@@ -543,6 +544,7 @@ static void parse_options(Options *o, int argc, char **argv)
     else if (streq(n, "-fstream-pipeline")) o->pass.stream_pipeline = 1;
     else if (streq(n, "-fno-tb-reuse")) o->pass.no_tb_reuse = 1;
     else if (streq(n, "-fno-tb-own-smem")) o->pass.no_tb_own_smem = 1;
+    else if (streq(n, "-fno-tb-half")) o->pass.no_tb_half = 1;
     else if (streq(n, "-fno-tb-partial-sums")) o->pass.no_tb_psum = 1;
     else if (streq(n, "-ffast-math")) o->fast_math = 1;
     else if (streq(n, "-fno-pdl")) o->pass.no_pdl = 1;

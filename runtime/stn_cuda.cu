@@ -64,21 +64,24 @@ bool stn_cuda_tb_pays(const char *kernel, dim3 grid, double bytes, int *said)
 static stn_tb_trial *trial_timing; /* the trial whose pass trial_pass is being timed, if any */
 static long trial_pass;
 
-bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes)
+int stn_cuda_tb_trial_how(stn_tb_trial *t, long n, long passes)
 {
   if (n == 0 && t->state == STN_TB_UNDECIDED) {
     t->state = stn_tb_trial_start(passes, getenv("STN_TB_TRIAL"), getenv("STN_TB"));
-    if (t->state == STN_TB_TIMING && !t->ev[0])
-      for (int e = 0; e < 2 * STN_TB_TRIAL_PASSES; e++)
-        STN_CUDA_CHECK(cudaEventCreate(&t->ev[e]));
+    if (t->state == STN_TB_TIMING) {
+      stn_tb_trial_begin(t);
+      if (!t->ev[0])
+        for (int e = 0; e < 2 * STN_TB_TRIAL_MAX; e++)
+          STN_CUDA_CHECK(cudaEventCreate(&t->ev[e]));
+    }
   }
-  if (t->state == STN_TB_TIMING && n < STN_TB_TRIAL_PASSES) {
+  if (t->state == STN_TB_TIMING && n < t->timed) {
     STN_CUDA_CHECK(cudaEventRecord(t->ev[2 * n]));
     trial_timing = t;
     trial_pass = n;
-    return stn_tb_trial_timing_single(n);
+    return t->order[n];
   }
-  return t->state == STN_TB_SINGLE;
+  return t->state == STN_TB_TIMING || t->state == STN_TB_UNDECIDED ? STN_TB_FUSED : t->state;
 }
 
 void stn_cuda_tb_trial_restart(void)
@@ -87,23 +90,39 @@ void stn_cuda_tb_trial_restart(void)
     STN_CUDA_CHECK(cudaEventRecord(trial_timing->ev[2 * trial_pass]));
 }
 
+static const char *tb_how_name(int how)
+{
+  return how == STN_TB_SINGLE ? "single steps" : how == STN_TB_HALF ? "half passes" : "fused passes";
+}
+
+static const char *tb_candidate_name(int how)
+{
+  return how == STN_TB_SINGLE ? "single" : how == STN_TB_HALF ? "half" : "fused";
+}
+
 void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n)
 {
-  if (t->state != STN_TB_TIMING || n >= STN_TB_TRIAL_PASSES)
+  if (t->state != STN_TB_TIMING || n >= t->timed)
     return;
   STN_CUDA_CHECK(cudaEventRecord(t->ev[2 * n + 1]));
   trial_timing = NULL;
-  if (n + 1 < STN_TB_TRIAL_PASSES)
+  if (n + 1 < t->timed)
     return;
-  float ms[STN_TB_TRIAL_PASSES];
-  STN_CUDA_CHECK(cudaEventSynchronize(t->ev[2 * STN_TB_TRIAL_PASSES - 1]));
-  for (int e = 0; e < STN_TB_TRIAL_PASSES; e++)
+  float ms[STN_TB_TRIAL_MAX];
+  STN_CUDA_CHECK(cudaEventSynchronize(t->ev[2 * n + 1]));
+  for (int e = 0; e <= n; e++)
     STN_CUDA_CHECK(cudaEventElapsedTime(&ms[e], t->ev[2 * e], t->ev[2 * e + 1]));
-  t->state = stn_tb_trial_pick_single(ms) ? STN_TB_SINGLE : STN_TB_FUSED;
-  if (stn_profiling)
-    fprintf(stderr, "%s: temporal blocking timed: %d single step%s %.4f / %.4f ms, a fused pass of %d %.4f / %.4f ms: "
-            "%s\n", t->kernel, t->steps, t->steps == 1 ? "" : "s", ms[0], ms[2], t->steps, ms[1], ms[3],
-            t->state == STN_TB_SINGLE ? "single steps (5% faster or more)" : "fused passes");
+  if (n + 1 == t->round1) { /* the first round's end: which candidates time again */
+    stn_tb_trial_round2(t, ms);
+    return;
+  }
+  t->state = stn_tb_trial_pick(t, ms);
+  if (stn_profiling) {
+    fprintf(stderr, "%s: temporal blocking timed, ms a pass of %d steps:", t->kernel, t->steps);
+    for (int e = 0; e < t->timed; e++)
+      fprintf(stderr, "%s %s %.4f", e ? "," : "", tb_candidate_name(t->order[e]), ms[e]);
+    fprintf(stderr, ": %s%s\n", tb_how_name(t->state), t->state == STN_TB_FUSED ? "" : " (3% faster or more)");
+  }
 }
 
 /* The variant a kernel runs (stn_variant): the first if its registers, as

@@ -149,46 +149,65 @@ static inline bool stn_tb_pays_for(double bytes, double l2, unsigned long blocks
  * measured on an H100; on a GPU whose memory is faster for the same chip,
  * single steps gain and fused passes do not (H200, docs/benchmarks.md
  * 2026-11-28 17:53: grad3d, aniso3d, box3d19 and diff3dc ran 0.88-0.90x
- * their single steps in fused passes). So a loop of STN_TB_TRIAL_MIN
- * passes or more runs its first STN_TB_TRIAL_PASSES passes as T single
- * steps, a fused pass, T single steps, a fused pass, each timed; every
- * pass of those computes its T steps, so the check costs only what the
- * slower kind loses in its two passes. The rest run as single steps where
- * the faster of the two single ones took under 95% of the faster fused
- * one (the margin keeps the compiler's choice where the two are close:
- * results can differ in the last bits between the two, as nvcc contracts
- * them to FMAs in different places), else fused. STN_TB_TRIAL=0 in the
- * environment keeps the fused passes without timing; STN_TB=0 or 1 forces
- * either (stn_cuda_tb_pays). With --profile the times and the choice are
- * on stderr. The generated loop asks stn_cuda_tb_trial_single(t, n,
- * passes) before its pass n (0: this run's first of `passes`) and calls
- * stn_cuda_tb_trial_mark(t, n) after it. A fused pass's wrapper that first
- * checks on the device whether cur and next agree outside the region
- * (after single steps wrote them, so both timed fused passes do) calls
- * stn_cuda_tb_trial_restart() after the check: the pass's time starts
- * there, since the passes that follow a fused one skip the check
- * (Himeno M on the H200 timed its fused passes with the check and the
- * host's wait for its answer, 20-30 us on a 106 us pass, and took single
- * steps 10% slower, docs/benchmarks.md 2026-11-29 11:12). */
-enum { STN_TB_TRIAL_PASSES = 4, STN_TB_TRIAL_MIN = 8 };
-enum { STN_TB_UNDECIDED, STN_TB_TIMING, STN_TB_FUSED, STN_TB_SINGLE };
+ * their single steps in fused passes), and on a few stencils half the
+ * depth beats it (H200, 2026-11-30 00:32: sqrt2d.double two passes of 4
+ * steps 1.07x one of 8, grad3d of 2 steps 1.05x one of 4). So a loop
+ * times its candidates in its first passes: the fused pass of T steps,
+ * and where the compiler built them (passes/tblock.c add_trial) T single
+ * steps (3-D: `single`) and two fused passes of T / 2 steps (`half`).
+ * A loop of STN_TB_TRIAL_MIN passes or more runs its first passes in two
+ * rounds, each timed: one pass of each candidate in the order fused,
+ * single, half, then the fused pass again with those of the others that
+ * were not far slower (stn_tb_trial_round2). Every pass computes its
+ * T steps, so the check costs only what the slower candidates lose in
+ * their passes (2-D, where half passes rarely win: 0.5-1.5% of 1000
+ * steps with two of them, docs/benchmarks.md 2026-11-30 02:45). The rest run
+ * the fastest candidate whose faster pass took under 97% of the faster
+ * fused one, else fused passes (STN_TB_TRIAL_MARGIN: the margin keeps the
+ * compiler's choice where they are close, whose two timed passes can
+ * differ by a few percent; results can differ in the last bits between
+ * them, as nvcc contracts them to FMAs in different places. It was 95%
+ * with single steps the only other candidate; a half that runs 1.05x the
+ * fused pass, grad3d's, 2026-11-30 00:35, must be taken for the
+ * defaults to stay within 5% of the best).
+ * STN_TB_TRIAL=0 in the environment keeps the fused passes without
+ * timing; STN_TB=0 or 1 forces single steps or fused passes
+ * (stn_cuda_tb_pays). With --profile the times and the choice are on
+ * stderr. The generated loop asks stn_cuda_tb_trial_how(t, n, passes)
+ * before its pass n (0: this run's first of `passes`) which candidate to
+ * run (STN_TB_SINGLE, STN_TB_FUSED or STN_TB_HALF), and calls
+ * stn_cuda_tb_trial_mark(t, n) after it. A fused pass's wrapper that
+ * first checks on the device whether cur and next agree outside the
+ * region (after another candidate wrote them, so every timed fused pass
+ * does) calls stn_cuda_tb_trial_restart() after the check: the pass's
+ * time starts there, since the passes that follow a fused one skip the
+ * check (Himeno M on the H200 timed its fused passes with the check and
+ * the host's wait for its answer, 20-30 us on a 106 us pass, and took
+ * single steps 10% slower, docs/benchmarks.md 2026-11-29 11:12). */
+enum { STN_TB_TRIAL_MAX = 6, STN_TB_TRIAL_MIN = 8 };
+enum { STN_TB_UNDECIDED, STN_TB_TIMING, STN_TB_FUSED, STN_TB_SINGLE, STN_TB_HALF };
 typedef struct stn_tb_trial {
   const char *kernel;
-  int steps;  /* T */
-  int state;  /* STN_TB_UNDECIDED ... */
-  cudaEvent_t ev[2 * STN_TB_TRIAL_PASSES];  /* pass n's start (2n) and end (2n + 1) */
+  int steps;   /* T */
+  int single;  /* T single steps are a candidate */
+  int half;    /* two fused passes of T / 2 steps are one */
+  int state;   /* STN_TB_UNDECIDED ... */
+  int order[STN_TB_TRIAL_MAX];  /* the candidate timed pass n runs */
+  int round1, timed;            /* the first round's passes; all timed passes, once the second round is known */
+  cudaEvent_t ev[2 * STN_TB_TRIAL_MAX];  /* timed pass n's start (2n) and end (2n + 1) */
 } stn_tb_trial;
-bool stn_cuda_tb_trial_single(stn_tb_trial *t, long n, long passes);
+int stn_cuda_tb_trial_how(stn_tb_trial *t, long n, long passes);
 void stn_cuda_tb_trial_mark(stn_tb_trial *t, long n);
 void stn_cuda_tb_trial_restart(void);
 /* --restart: the choice a checkpoint saved (the loop's stn_tb_choice,
  * the trial's state when it was written) is kept, untimed, so that the
- * resumed run follows the schedule of the run it resumes: fused passes
- * and single steps can differ in the last bits, and --restart promises
- * the same bits. A checkpoint from before the choice times again. */
+ * resumed run follows the schedule of the run it resumes: the candidates
+ * can differ in the last bits, and --restart promises the same bits. A
+ * checkpoint from before the choice times again, and so does one whose
+ * choice this build does not have (another build's). */
 static inline void stn_tb_trial_resume(stn_tb_trial *t, int choice)
 {
-  if (choice == STN_TB_FUSED || choice == STN_TB_SINGLE)
+  if (choice == STN_TB_FUSED || (choice == STN_TB_SINGLE && t->single) || (choice == STN_TB_HALF && t->half))
     t->state = choice;
 }
 /* The state a loop of `passes` passes starts in: fused where
@@ -204,24 +223,62 @@ static inline int stn_tb_trial_start(long passes, const char *trial_env, const c
     return STN_TB_FUSED;
   return passes >= STN_TB_TRIAL_MIN ? STN_TB_TIMING : STN_TB_UNDECIDED;
 }
-/* Pass n of the timing: single steps at even n. */
-static inline bool stn_tb_trial_timing_single(long n)
+/* The first round: one pass of each candidate, the fused pass, single
+ * steps, half passes (those the loop has). The fused pass first: the
+ * loop's first pass runs cold (the L2, and each kernel's first launch
+ * loads it), which makes the others look faster, never slower, against
+ * it. */
+static inline void stn_tb_trial_begin(stn_tb_trial *t)
 {
-  return n % 2 == 0;
+  int n = 0;
+  t->order[n++] = STN_TB_FUSED;
+  if (t->single)
+    t->order[n++] = STN_TB_SINGLE;
+  if (t->half)
+    t->order[n++] = STN_TB_HALF;
+  t->round1 = t->timed = n;
 }
-/* The run time's timed choices (--tb=auto's passes, CUDA graphs) take the
- * other way only where it took under 95% of the compiler's: near a tie
- * the compiler's choice stays. */
+/* The second round, from the first's milliseconds (ms[n], pass n): the
+ * fused pass again, and each other candidate that took under 125% of it
+ * (one far slower is not timed again: its pass costs the loop what it
+ * loses, j2d5pt's half passes 1.4x the fused one's. A candidate's own
+ * first launch is in its first pass too: box3d19's first pass of single
+ * steps took 1.10x the first fused one, its second 0.95x, 2026-11-29
+ * 11:33). */
+static inline void stn_tb_trial_round2(stn_tb_trial *t, const float *ms)
+{
+  float fused = 0;
+  for (int n = 0; n < t->round1; n++)
+    if (t->order[n] == STN_TB_FUSED)
+      fused = ms[n];
+  int m = t->round1;
+  for (int n = 0; n < t->round1; n++)
+    if (t->order[n] == STN_TB_FUSED || ms[n] < 1.25f * fused)
+      t->order[m++] = t->order[n];
+  t->timed = m;
+}
+/* CUDA graphs' timed choice takes the other way only where it took under
+ * 95% of the compiler's: near a tie the compiler's choice stays. */
 static inline bool stn_clearly_faster(float ms, float than)
 {
   return ms < 0.95f * than;
 }
-/* The choice from the timed passes' milliseconds (ms[n], pass n): single
- * steps where the faster single pass took under 95% of the faster fused. */
-static inline bool stn_tb_trial_pick_single(const float *ms)
+/* The choice from the timed passes' milliseconds (ms[n], pass n): of the
+ * candidates whose fastest pass took under 97% of the fastest fused one,
+ * the fastest; fused where none. */
+#define STN_TB_TRIAL_MARGIN 0.97f
+static inline int stn_tb_trial_pick(const stn_tb_trial *t, const float *ms)
 {
-  const float s = ms[0] < ms[2] ? ms[0] : ms[2], f = ms[1] < ms[3] ? ms[1] : ms[3];
-  return stn_clearly_faster(s, f);
+  float best[STN_TB_HALF + 1] = { 0 };
+  for (int n = 0; n < t->timed; n++)
+    if (best[t->order[n]] == 0 || ms[n] < best[t->order[n]])
+      best[t->order[n]] = ms[n];
+  const float fused = best[STN_TB_FUSED];
+  int pick = STN_TB_FUSED;
+  for (int c = STN_TB_SINGLE; c <= STN_TB_HALF; c++)
+    if (best[c] > 0 && best[c] < STN_TB_TRIAL_MARGIN * fused && best[c] < best[pick])
+      pick = c;
+  return pick;
 }
 
 /* Programmatic dependent launch (Hopper, sm_90 and later). A kernel the

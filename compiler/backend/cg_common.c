@@ -1158,7 +1158,8 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   int trial = pr->target->tb_pays && tb->trial;
   if (trial) {
     indent(b, depth + 1);
-    buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, STN_TB_UNDECIDED, {} };\n", kname, tb->steps);
+    buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, %d, %d, STN_TB_UNDECIDED, {} };  /* T; single steps, "
+                  "half passes timed */\n", kname, tb->steps, tb->trial_single, tb->half != NULL);
     if (id) {
       indent(b, depth + 1);
       buf_puts(b, "int stn_tb_choice = STN_TB_UNDECIDED;  /* the timed passes' choice, in checkpoints */\n");
@@ -1286,15 +1287,33 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   }
   if (trial) {
     indent(b, depth + 2);
-    buf_printf(b, "if (stn_cuda_tb_trial_single(&stn_tb_trial_, %s - stn_tb_first, %s - stn_tb_first)) {"
-                  "  /* %d single steps: timed against a fused pass, or faster */\n", v, passes, T);
-    indent(b, depth + 3);
-    buf_printf(b, "for (int stn_tb_s = 0; stn_tb_s < %d; stn_tb_s++) {\n", T);
-    print_hblock(pr, &s->body, depth + 4);
-    indent(b, depth + 3);
-    buf_puts(b, "}\n");
-    indent(b, depth + 2);
-    buf_puts(b, "} else {\n");
+    buf_printf(b, "const int stn_tb_how = stn_cuda_tb_trial_how(&stn_tb_trial_, %s - stn_tb_first, %s - stn_tb_first);"
+                  "  /* timed, or the fastest */\n", v, passes);
+    if (tb->trial_single) {
+      indent(b, depth + 2);
+      buf_printf(b, "if (stn_tb_how == STN_TB_SINGLE) {  /* %d single steps */\n", T);
+      indent(b, depth + 3);
+      buf_printf(b, "for (int stn_tb_s = 0; stn_tb_s < %d; stn_tb_s++) {\n", T);
+      print_hblock(pr, &s->body, depth + 4);
+      indent(b, depth + 3);
+      buf_puts(b, "}\n");
+      indent(b, depth + 2);
+      buf_puts(b, "} else ");
+    } else {
+      indent(b, depth + 2);
+    }
+    if (tb->half) {
+      buf_printf(b, "if (stn_tb_how == STN_TB_HALF) {  /* two fused passes of %d steps */\n", tb->half->steps);
+      indent(b, depth + 3);
+      /* step T / 2 - 1 into next only where the second pass reads it (a
+       * predicated store's step t - 2: IrTb.prev_live) */
+      print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb_half", kname), tb->prev_live ? "stn_tb_prev" : "0");
+      indent(b, depth + 3);
+      print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb_half", kname), "stn_tb_prev");
+      indent(b, depth + 2);
+      buf_puts(b, "} else ");
+    }
+    buf_printf(b, "{  /* a fused pass of %d steps */\n", T);
     indent(b, depth + 3);
     print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
     indent(b, depth + 2);
@@ -1715,7 +1734,8 @@ static void print_tbs(Buf *b, const IrProgram *p, const CgTarget *t, const IrBlo
     if (s->tb && earlier_tb(&p->main, s) != 1) {
       if (!t->print_tb)
         ice("target %s cannot print temporally blocked kernels", t->name);
-      t->print_tb(b, p, s->tb, t->opts);
+      for (const IrTb *tb = s->tb; tb; tb = tb->half)
+        t->print_tb(b, p, tb, t->opts);
     }
     print_tbs(b, p, t, &s->body);
     print_tbs(b, p, t, &s->els);

@@ -38,6 +38,13 @@ static const char *strip_wslot(const IrProgram *p, const TbCuda *c)
   return c->nx == c->ns ? arena_printf(p->arena, "%d", c->ph) : "ws_";
 }
 
+/* The stem of the fused passes' generated names: K_tb (K_tb_kernel_,
+ * K_tb_grid_, K_tb_, ...), or the half passes' K_tb_half (IrTb.tag). */
+static const char *tb_stem(const IrProgram *p, const IrTb *tb)
+{
+  return arena_printf(p->arena, "%s_%s", p->kernels.data[tb->kernel]->name, tb->tag ? tb->tag : "tb");
+}
+
 /* TB_SMEM: is field f one whose own-point value step 1 keeps (IrTb.keep)? */
 static int kept(const IrTb *tb, int f)
 {
@@ -276,12 +283,13 @@ static void print_tb_params(Buf *b, const IrProgram *p, const IrTb *tb, const in
  * its body's, a device function that print_tb_tail's kernel calls. */
 static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
+  const char *kn = tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
   if (tb->prev_instance) {
     buf_printf(b, "template <typename I%s, bool P_>  /* P_: this pass writes step T - 1 into next too */\n"
-                  "__device__ __forceinline__ void %s_tb_body_(", tb->fast_instance ? ", bool F_" : "", k->name);
+                  "__device__ __forceinline__ void %s_body_(", tb->fast_instance ? ", bool F_" : "", kn);
     print_tb_params(b, p, tb, use_level, names, 0, 1);
     buf_puts(b, ")\n{\n");
     return;
@@ -291,8 +299,8 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
    * 272 GCells/s; capped, 16 bytes spilled: 353; H100, 08:55 UTC) */
   int blocks = tb->regs ? 65536 / (threads * tb->regs) : 0;
   const char *minb = k->rank == 3 && tb->cuda == TB_STRIP && blocks >= 1 ? arena_printf(p->arena, ", %d", blocks) : "";
-  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_tb_kernel_(",
-             tb->fast_instance ? ", bool F_" : "", threads, minb, k->name);
+  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d%s) %s_kernel_(",
+             tb->fast_instance ? ", bool F_" : "", threads, minb, kn);
   print_tb_params(b, p, tb, use_level, names, 1, 1);
   buf_puts(b, ")\n{\n");
 }
@@ -306,16 +314,16 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
  * 2026-11-29 16:34-17:18). */
 static void print_tb_tail(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
-  const IrKernel *k = p->kernels.data[tb->kernel];
+  const char *kn = tb_stem(p, tb);
   if (!tb->prev_instance)
     return;
   int fv = tb->fast_instance; /* F_: prev_ is false (the wrapper's fast_) */
-  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d) %s_tb_kernel_(", fv ? ", bool F_" : "", threads,
-             k->name);
+  buf_printf(b, "template <typename I%s>\n__global__ void __launch_bounds__(%d) %s_kernel_(", fv ? ", bool F_" : "", threads,
+             kn);
   print_tb_params(b, p, tb, use_level, names, 1, 1);
-  buf_printf(b, ")\n{\n  if (%s)\n    %s_tb_body_<I%s>(", fv ? "!F_ && prev_" : "prev_", k->name, fv ? ", F_, !F_" : ", true");
+  buf_printf(b, ")\n{\n  if (%s)\n    %s_body_<I%s>(", fv ? "!F_ && prev_" : "prev_", kn, fv ? ", F_, !F_" : ", true");
   print_tb_params(b, p, tb, use_level, names, 0, 0);
-  buf_printf(b, ");\n  else\n    %s_tb_body_<I%s, false>(", k->name, fv ? ", F_" : "");
+  buf_printf(b, ");\n  else\n    %s_body_<I%s, false>(", kn, fv ? ", F_" : "");
   print_tb_params(b, p, tb, use_level, names, 0, 0);
   buf_puts(b, ");\n}\n\n");
 }
@@ -1107,6 +1115,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
  * number of steps); check = 1: *differ_ = 1 where next and cur differ. */
 static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int check)
 {
+  const char *kn = tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   const char *gname = cname(p, p->grids.data[k->grid].name);
   int r = k->rank;
@@ -1115,7 +1124,7 @@ static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int
     buf_printf(b, "/* do next and cur hold the same values outside the region of %s? */\n", k->name);
   else
     buf_printf(b, "/* after an odd number of steps, next holds cur's values outside the region of %s */\n", k->name);
-  buf_printf(b, "template <typename I>\n__global__ void %s_tb_%s_kernel_(const stn_grid %s", k->name, check ? "same" : "fix",
+  buf_printf(b, "template <typename I>\n__global__ void %s_%s_kernel_(const stn_grid %s", kn, check ? "same" : "fix",
              gname);
   for (int q = 0; q < tb->npairs; q++) {
     const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
@@ -1159,6 +1168,7 @@ static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int
 /* The launch of print_outside_kernel's kernel (check: into differ_). */
 static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int check)
 {
+  const char *kn = tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   const char *gname = cname(p, p->grids.data[k->grid].name);
   int r = k->rank;
@@ -1168,9 +1178,9 @@ static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int
   buf_printf(b, "%s    const dim3 fb(256, 1, 1), fg((unsigned)(rows_ / 8 + 1 < 4096 ? rows_ / 8 + 1 : 4096), 1, 1);\n", in);
   for (int pass = 0; pass < 2; pass++) {
     if (pass)
-      buf_printf(b, "%s    else\n%s      %s_tb_%s_kernel_<long><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, in, k->name, check ? "same" : "fix", gname);
+      buf_printf(b, "%s    else\n%s      %s_%s_kernel_<long><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, in, kn, check ? "same" : "fix", gname);
     else
-      buf_printf(b, "%s    if (%s.size < 2147483647u)\n%s      %s_tb_%s_kernel_<int><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, gname, in, k->name,
+      buf_printf(b, "%s    if (%s.size < 2147483647u)\n%s      %s_%s_kernel_<int><<<fg, fb, 0, stn_cuda_stream>>>(%s", in, gname, in, kn,
                  check ? "same" : "fix", gname);
     for (int q = 0; q < tb->npairs; q++) {
       const char *ty = ctype(p->fields.data[tb->cur[q]].ty);
@@ -1205,8 +1215,9 @@ static void print_tb_block(Buf *b, const IrKernel *k, const IrTb *tb)
 static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const IrTb *tb, const char *gname,
                           const char *const *inst, int ninst)
 {
+  const char *kn = tb_stem(p, tb);
   int r = k->rank, T = tb->steps, R0 = tb->reach[0], LAG = lag(tb);
-  buf_printf(b, "static dim3 %s_tb_grid_(int *march)\n{\n", k->name);
+  buf_printf(b, "static dim3 %s_grid_(int *march)\n{\n", kn);
   buf_printf(b, "  const size_t smem_ = %zu;\n", tb->smem);
   print_tb_block(b, k, tb);
   if (tb->cuda != TB_SMEM && r == 2) {
@@ -1221,13 +1232,13 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
   buf_printf(b, "  static int march_ = %d;\n", tb->march);
   buf_puts(b, "  static bool ready_ = false;\n  if (!ready_) { /* more than 48 KB of shared memory needs asking */\n");
   for (int x = 0; x < ninst; x++)
-    buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_tb_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
-               k->name, inst[x]);
+    buf_printf(b, "    STN_CUDA_CHECK(cudaFuncSetAttribute(%s_kernel_%s, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem_));\n",
+               kn, inst[x]);
   if (!tb->march_fixed) { /* the waves of blocks, or the grid's area (passes/tblock.c, area_march) */
     static const char *const kind[] = {[TB_AREA_NONE] = "STN_TB_MARCH_WAVES", [TB_AREA_HEAVY] = "STN_TB_MARCH_AREA_HEAVY",
                                        [TB_AREA_LIGHT] = "STN_TB_MARCH_AREA_LIGHT"};
-    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_tb_kernel_%s, (int)(block.x * block.y), smem_, %s,\n"
-               "                               (long)gx_%s, (long)%s.n[0], ", k->name, inst[0], kind[tb->march_area],
+    buf_printf(b, "    march_ = stn_cuda_tb_march((const void *)%s_kernel_%s, (int)(block.x * block.y), smem_, %s,\n"
+               "                               (long)gx_%s, (long)%s.n[0], ", kn, inst[0], kind[tb->march_area],
                r == 3 ? " * gy_" : "", gname);
     if (tb->march_area != TB_AREA_NONE)
       buf_printf(b, "(long)%s.n[1], ", gname);
@@ -1240,18 +1251,21 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
   buf_puts(b, "    ready_ = true;\n  }\n  *march = march_;\n");
   buf_printf(b, "  return dim3(gx_, %s(unsigned)((%s.n[0] + march_ - 1) / march_)%s);\n}\n\n", r == 3 ? "gy_, " : "", gname,
              r == 3 ? "" : ", 1");
-  buf_printf(b, "static bool %s_tb_pays_(void)\n{\n  static int said_ = 0;\n  int march_;\n"
-                "  const double bytes_ = (double)%s.size * (", k->name, gname);
+  if (tb->tag) /* the half passes run where the fused ones pay */
+    return;
+  buf_printf(b, "static bool %s_pays_(void)\n{\n  static int said_ = 0;\n  int march_;\n"
+                "  const double bytes_ = (double)%s.size * (", kn, gname);
   int n = 0;
   for (int f = 0; f < p->fields.len; f++)
     if (ir_reads_field(k, f) || ir_stores_field(k, f))
       buf_printf(b, "%ssizeof(%s)", n++ ? " + " : "", ctype(p->fields.data[f].ty));
   buf_printf(b, ");  /* the fields of a step */\n"
-                "  return stn_cuda_tb_pays(\"%s\", %s_tb_grid_(&march_), bytes_, &said_);\n}\n\n", k->name, k->name);
+                "  return stn_cuda_tb_pays(\"%s\", %s_grid_(&march_), bytes_, &said_);\n}\n\n", k->name, kn);
 }
 
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
 {
+  const char *kn = tb_stem(p, tb);
   (void)opts;
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];
@@ -1487,7 +1501,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   print_tb_grid(b, p, k, tb, gname, inst, fv ? 4 : 2);
 
   /* ---- the host wrapper ---- */
-  buf_printf(b, "static void %s_tb_(", k->name);
+  buf_printf(b, "static void %s_(", kn);
   for (int i = 0; i < k->args.len; i++)
     buf_printf(b, "%s %s, ", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
   for (int i = 0; i < k->reds.len; i++)
@@ -1506,7 +1520,7 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_printf(b, "  stn_cuda_reduction_begin(&red_, %d, ops_, %d, dst_, dst_type_);\n", k->reds.len, k->gpu_atomic);
   }
   print_tb_block(b, k, tb);
-  buf_printf(b, "  int march_;  /* rows of dimension 0 per block */\n  const dim3 grid = %s_tb_grid_(&march_);\n", k->name);
+  buf_printf(b, "  int march_;  /* rows of dimension 0 per block */\n  const dim3 grid = %s_grid_(&march_);\n", kn);
   if (fv) {
     /* Do next and cur agree outside the region? Checked again only when
      * something besides this wrapper wrote them since (the fields' write
@@ -1531,8 +1545,8 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     if (r == 2)
       buf_printf(b, "  static int fast_pays_ = -1;  /* the fast instance's registers leave an SM as many blocks as the general one's */\n"
                     "  if (fast_pays_ < 0)\n"
-                    "    fast_pays_ = stn_cuda_tb_fast_pays((const void *)%s_tb_kernel_<int, true>, (const void *)%s_tb_kernel_<int, false>, "
-                    "(int)(block.x * block.y * block.z), smem_);\n", k->name, k->name);
+                    "    fast_pays_ = stn_cuda_tb_fast_pays((const void *)%s_kernel_<int, true>, (const void *)%s_kernel_<int, false>, "
+                    "(int)(block.x * block.y * block.z), smem_);\n", kn, kn);
     buf_printf(b, "  /* points outside the region keep their values, and nothing reads step T - 1 from next */\n"
                   "  const bool fast_ = same_ && !prev_%s;\n", r == 2 ? " && fast_pays_" : "");
   }
@@ -1540,9 +1554,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     buf_puts(b, "  double *const stn_part = stn_cuda_reduction_partials(&red_, (size_t)grid.x * grid.y * grid.z);\n");
   buf_puts(b, "  if (stn_profiling)\n    stn_cuda_prof_start(&prof_);\n");
   for (int pass = 0; pass < 2; pass++) {
-    const char *kern = fv ? arena_printf(p->arena, "(fast_ ? %s_tb_kernel_%s : %s_tb_kernel_%s)", k->name, inst[pass], k->name,
+    const char *kern = fv ? arena_printf(p->arena, "(fast_ ? %s_kernel_%s : %s_kernel_%s)", kn, inst[pass], kn,
                                          inst[pass + 2])
-                          : arena_printf(p->arena, "%s_tb_kernel_%s", k->name, inst[pass]);
+                          : arena_printf(p->arena, "%s_kernel_%s", kn, inst[pass]);
     if (pass)
       buf_printf(b, "  else\n    %s<<<grid, block, smem_, stn_cuda_stream>>>(%s", kern, gname);
     else

@@ -41,7 +41,7 @@ static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args);
 static Ptxas ptxas_for(const char *text, const char *name, const IrTb *tb)
 {
   char fn[256];
-  snprintf(fn, sizeof fn, "%s_%skernel_", name, tb ? "tb_" : "");
+  snprintf(fn, sizeof fn, "%s_%s%skernel_", name, tb ? (tb->tag ? tb->tag : "tb") : "", tb ? "_" : "");
   const char *args = tb && tb->fast_instance ? "iLb1E" : "i";
   return ptxas_fn_args(text, fn, args);
 }
@@ -87,7 +87,7 @@ static int ptxas_tb(const char *text, const IrKernel *k, const IrTb *tb, Ptxas *
   if (!tb->fast_instance || k->rank != 2)
     return tb->fast_instance;
   char fn[256];
-  snprintf(fn, sizeof fn, "%s_tb_kernel_", k->name);
+  snprintf(fn, sizeof fn, "%s_%s_kernel_", k->name, tb->tag ? tb->tag : "tb");
   *other = ptxas_fn_args(text, fn, "iLb0E"); /* the general instance, F_ false */
   if (!run->found || !other->found) {
     *other = (Ptxas){ 0 };
@@ -586,6 +586,17 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
                 "time takes the fast one, where next and cur agree outside the region, only while it fits as many blocks; "
                 "STN_TB_FAST=0|1 overrides)\n", fast ? pt.regs : po.regs, fast ? brun : bother, fast ? po.regs : pt.regs,
                 fast ? bother : brun, fast ? "fast" : "general");
+      const IrTb *h = tb->half;
+      if (h) {
+        Ptxas ph, pg;
+        int bh, bg, hfast = ptxas_tb(o->ptxas, k, h, &ph, &pg, &bh, &bg);
+        fprintf(f, "      half:      the run time's other candidate, %d steps a pass", h->steps);
+        if (ph.found)
+          fprintf(f, ": %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per block "
+                  "(ptxas, sm_90)%s", ph.regs, ph.spill_st, ph.spill_ld, h->smem,
+                  !h->fast_instance || hfast < 0 ? "" : hfast ? "; the fast instance" : "; the general instance");
+        fprintf(f, "\n");
+      }
     }
     model_text(f, o, loops.data[i], pts);
     if (model_chosen(loops.data[i]))

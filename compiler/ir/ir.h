@@ -183,10 +183,15 @@ typedef struct IrTb {
   int cur[MAX_TB_PAIRS], next[MAX_TB_PAIRS], scratch[MAX_TB_PAIRS];  /* field ids */
   int reach[MAX_RANK];     /* largest |offset| of K's reads of the cur fields, per dimension */
   int prev_live;           /* main reads a next field after the loop: always write step s + steps - 1 */
-  /* --tb=auto on CUDA, 3-D: the loop's first passes time single steps against
-   * fused ones, and single steps take over where they run faster
-   * (runtime/stn_cuda.h stn_cuda_tb_trial) */
-  int trial;
+  /* --tb=auto on CUDA: the loop's first passes time the fused pass of T
+   * steps against T single steps (trial_single, 3-D) and two fused passes
+   * of T / 2 (half, an IrTb of its own, NULL where none), and the faster
+   * takes over where it runs 3% faster (runtime/stn_cuda.h
+   * stn_cuda_tb_trial; passes/tblock.c add_trial). trial: either. */
+  int trial, trial_single;
+  struct IrTb *half;
+  const char *tag;         /* CUDA: the generated names, K_tag_kernel_ and the like: "tb" where NULL, the half's
+                            * "tb_half" */
   /* K stores under a condition: where the store does not fire, step t
    * keeps step t - 2, so step 1 reads next (step -1) in the region. Step
    * T - 1 then goes to a twin of next (scratch_next), swapped with next

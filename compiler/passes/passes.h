@@ -14,6 +14,7 @@ typedef struct PassOptions {
   int no_fold_zeros;             /* -fno-fold-zeros: keep float x*0, x+0, 0-x as written */
   int no_tb, no_simd, no_queue;  /* -fno-tb, -fno-simd (OpenMP), -fno-queue (CUDA stream) */
   int no_tb_reuse;               /* -fno-tb-reuse: CUDA 3-D temporal blocking loads read-only fields at every step */
+  int no_tb_half;                /* -fno-tb-half: --tb=auto on CUDA times no fused passes of half the steps */
   int no_tb_own_smem;            /* -fno-tb-own-smem: CUDA 2-D temporal blocking keeps every own column in registers */
   int no_tb_psum;                /* -fno-tb-partial-sums: CUDA strip temporal blocking sums every point at once */
   int no_pdl;                    /* -fno-pdl: CUDA launches wait for the previous one to finish */

@@ -1354,6 +1354,184 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const P
   }
 }
 
+/* The fused passes of `steps` steps of the loop s whose legal pairs are
+ * tb: their shape, shared memory and the words --report prints; NULL with
+ * *fail saying why where no block keeps a point of its own or the rings
+ * outgrow shared memory. */
+static IrTb *build_tb(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb *tb, int steps, const char **fail)
+{
+  IrTb *t = arena_alloc(p->arena, sizeof *t);
+  *t = *tb;
+  t->steps = steps;
+  const IrKernel *k = p->kernels.data[t->kernel];
+  t->psum = tb_psum_for(p, k, t, o);
+  choose_shape(p, t, k, o);
+  if (t->cuda != TB_STRIP)
+    t->psum = -1;
+  /* The general instance's loads and stores outside the region cost
+   * a third of its speed (diffusion3d --tb=4: 353 against 554
+   * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
+   * docs/benchmarks.md, 2026-11-23). */
+  t->fast_instance = o->target == TARGET_CUDA && (k->rank == 3 || fast_2d(p, k, t));
+  /* 2-D strips: the pass's body also without the store of step
+   * T - 1 where it is not always needed (prev_live covers
+   * predicated stores; cg_cuda_tb.c print_tb_tail). Not the
+   * warp-shuffle strips: not measured in this form (as a kernel
+   * of its own, ptxas spilled theirs: jacobi5 --tb=8, 80
+   * registers and 12 bytes spilled against 96) */
+  t->prev_instance = o->target == TARGET_CUDA && k->rank == 2 && t->cuda == TB_STRIP && !t->prev_live;
+  /* 3-D strip passes: in the steady iterations a row of threads
+   * whose rows none of the later steps need skips the step
+   * (cg_cuda_tb.c print_2d_steps). Measured on the H200
+   * (docs/benchmarks.md 2026-11-29 09:47-09:52, fused passes with
+   * and without): star3d1r 1.03x, box3d19 1.04x, grad3d 1.035x,
+   * diffusion3d 1.02x; but star3d1r.double 0.987x and aniso3d
+   * (reach 2 along the march) 0.86x. So floats of reach 1 along
+   * the march, without partial sums (a box's sums serve rows of
+   * later iterations). */
+  t->skip_rows = k->rank == 3 && t->fast_instance && t->cuda == TB_STRIP && t->psum < 0 && !t->whole && t->reach[0] == 1 &&
+                 !pairs_double(p, t);
+  /* (partial sums evaluate a row's terms in other rows' iterations) */
+  if (o->target == TARGET_CUDA && k->rank == 2 && !p->grids.data[k->grid].periodic[0] && t->psum < 0)
+    row_band(p, k, t);
+  smem_layout(p, t, k);
+  t->march_fixed = o->march != 0;
+  t->march_area = t->march_fixed ? TB_AREA_NONE : area_march(k, t, s->tb_model);
+  choose_tiles(p, t, k, o);
+  t->halo = steps * t->reach[k->rank - 1];
+  if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
+    t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
+  /* TB_SHFL: every warp's strip has its halo */
+  t->own[0] = t->cuda == TB_SHFL ? t->warps * (32 * t->vec - 2 * t->halo)
+              : t->cuda == TB_STRIP ? t->block[0] * t->vec - (t->whole ? 0 : 2 * t->halo)
+                                    : t->block[0] - 2 * t->halo;
+  t->own[1] = k->rank == 3 ? t->block[1] * t->rows - (t->whole ? 0 : 2 * steps * t->reach[1]) : 1;
+  if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
+    *fail = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
+                             "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
+                             t->reach[k->rank - 2], t->reach[k->rank - 1]);
+    return NULL;
+  }
+  /* TB_SMEM's rings: tblock.stn's deep3 (double, reach 2 along i)
+   * at T = 5 needs 245760 bytes at 32x32, and a narrower tile has
+   * no rows of its own. */
+  if (o->target == TARGET_CUDA && t->smem > smem_most(o)) {
+    *fail = arena_printf(p->arena, "%d steps of %s need %zu bytes of shared memory per %dx%d block, more than "
+                             "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
+                             t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
+    return NULL;
+  }
+  const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
+                                   : arena_printf(p->arena, "%d:%d", t->reach[0], t->reach[1]);
+  if (o->target == TARGET_CUDA && t->cuda == TB_SHFL)
+    t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each warp streams along i with every "
+                          "step's rows in registers, %d columns per lane, neighbours by warp shuffles; %d "
+                          "warps per block, marching %s%d rows", steps, k->name, reach, t->vec, t->warps,
+                          t->march_fixed ? "" : "up to ", t->march);
+  else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
+    t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
+                          "%s%s, %d row%s per thread%s, in-plane neighbours "
+                          "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
+                          steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
+                          t->whole ? "with its planes in shared memory only (no register queue)"
+                                      : "with every step's planes in registers",
+                          t->whole ? " and computes all of it (no halo to compute again: its threads load the "
+                                     "planes' rim too)" : "",
+                          t->rows, t->rows == 1 ? "" : "s",
+                          t->rows == 4 && steps > 1 && !o->tb_rows
+                              ? " (a float box of reach 1 with partial sums: an iteration's loads, barrier "
+                                "and stores serve four points; 1.12-1.14x two rows, docs/tblock.md)"
+                              : "",
+                          t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
+                          t->march);
+  else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
+    t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
+                          "step's rows in registers, %d column%s per thread, neighbours through shared memory%s; "
+                          "%d threads per block%s, marching %s%d rows%s", steps, k->name, reach, t->vec,
+                          t->vec == 1 ? "" : "s",
+                          t->own_smem ? " (the own column too, for the pairs kept there: fewer registers, "
+                                        "more than two pairs; -fno-tb-own-smem)" : "",
+                          t->block[0],
+                          strip_threads_why(p, k, t, o),
+                          t->march_fixed ? "" : "up to ", t->march,
+                          t->march_area == TB_AREA_NONE ? ""
+                          : arena_printf(p->arena, " (where the kernel has two blocks a multiprocessor, from the "
+                                                   "grid's area instead, for %s, up to 384; docs/tblock.md)",
+                                         t->march_area == TB_AREA_LIGHT
+                                             ? "light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5"
+                                             : "heavier steps: about sqrt(rows x columns) / 48"));
+  else if (o->target == TARGET_CUDA)
+    t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
+                          "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
+                          t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march,
+                          t->nkeep ? arena_printf(p->arena, ", %d read-only field%s loaded once per pass",
+                                                  t->nkeep, t->nkeep == 1 ? "" : "s") : "");
+  else if (t->cpu_march)
+    t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each thread marches a %dx%d tile along "
+                          "i, %d planes, every step's last %d planes in a ring", steps, k->name, reach,
+                          t->tile[1], t->tile[2], t->tile[0], t->march_ring);
+  else
+    t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
+                          steps, k->name, reach);
+  if (t->psum >= 0)
+    t->why = arena_printf(p->arena, "%s; partial sums: each arriving %s adds its part to the sums of the %d %s "
+                          "it serves%s", t->why, k->rank == 3 ? "plane" : "row", 2 * t->reach[0] + 1,
+                          k->rank == 3 ? "planes" : "rows",
+                          t->sums_owned ? ", at the points the block keeps only" : "");
+  if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
+    t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
+                          "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
+  if (o->target == TARGET_CUDA && o->tb_rows && !(t->cuda == TB_STRIP && k->rank == 3))
+    t->why = arena_printf(p->arena, "%s (--tb-rows ignored: rows a thread are the 3-D strip kernel's)", t->why);
+  return t;
+}
+
+/* --tb=auto on CUDA: the candidates the run time times in the loop's
+ * first passes (runtime/stn_cuda.h stn_cuda_tb_trial) besides the fused
+ * pass of T steps, and --report's words for them.
+ *
+ * T single steps, in 3-D. The depths --tb=auto takes were measured on
+ * the H100; on a GPU of faster memory for the same chip single steps can
+ * win (H200: aniso3d, grad3d, box3d19 and diff3dc ran 0.88-0.90x single
+ * steps, docs/benchmarks.md 2026-11-28 17:53). 3-D passes only: they
+ * compute a tile's rim again and run short of registers, and ran 0.88x
+ * to 1.9x their single steps on the H200; 2-D passes ran 1.09x to 4x
+ * (box2dnl to j2d5pt), and their two timed passes of single steps would
+ * cost a light one 3% (j2d5pt: 16 single steps at a third of a fused
+ * one's rate in 125 passes).
+ *
+ * Two fused passes of T / 2 steps (IrTb.half), in 2-D and 3-D, for an
+ * even T of 4 and more: the depth the measured rules give is the best
+ * of a sweep on most stencils but not all, and the half depth is the one
+ * that beat it where it was not (H200: sqrt2d.double 4 steps 1.07x its
+ * 8, grad3d 2 steps 1.05x its 4; bench/unseen, docs/benchmarks.md
+ * 2026-11-30 00:32). A half pass computes what a fused one does in half
+ * the rows of halo, so the slower of the two costs the trial at most
+ * its two timed passes. -fno-tb-half leaves it out (one kernel fewer to
+ * compile). An explicit --tb=N is kept: no trial. */
+static void add_trial(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb *tb, IrTb *t)
+{
+  const IrKernel *k = p->kernels.data[t->kernel];
+  if (o->target != TARGET_CUDA || !tb_auto(o, k))
+    return;
+  int T = t->steps;
+  t->trial_single = k->rank == 3;
+  if (T >= 4 && T % 2 == 0 && !o->no_tb_half) {
+    const char *fail = NULL;
+    t->half = build_tb(p, o, s, tb, T / 2, &fail);
+    if (t->half)
+      t->half->tag = "tb_half";
+  }
+  t->trial = t->trial_single || t->half;
+  if (!t->trial)
+    return;
+  const char *single = t->trial_single ? arena_printf(p->arena, "%d single step%s", T, T == 1 ? "" : "s") : NULL;
+  const char *half = t->half ? arena_printf(p->arena, "two fused passes of %d steps", T / 2) : NULL;
+  t->why = arena_printf(p->arena, "%s, or where the loop's first %s passes find %s%s%s 3%% faster than a fused pass "
+                        "(--tb=auto; STN_TB_TRIAL=0 keeps the passes)", t->why, single && half ? "six" : "four",
+                        single ? single : "", single && half ? " or " : "", half ? half : "");
+}
+
 /* The statements that run after a block ends: the rest of each enclosing
  * block (a time loop inside `timer t { ... }` is followed by main's
  * statements after the timer). */
@@ -1436,148 +1614,15 @@ static void visit(IrProgram *p, const PassOptions *o, IrBlock *blk, int nested, 
           why = "more than 8 steps per pass is not supported";
         s->tb_why = why;
         if (!why) {
-          IrTb *t = arena_alloc(p->arena, sizeof *t);
-          *t = tb;
-          t->steps = steps;
-          const IrKernel *k = p->kernels.data[t->kernel];
-          t->psum = tb_psum_for(p, k, t, o);
-          choose_shape(p, t, k, o);
-          if (t->cuda != TB_STRIP)
-            t->psum = -1;
-          /* The general instance's loads and stores outside the region cost
-           * a third of its speed (diffusion3d --tb=4: 353 against 554
-           * GCells/s; Himeno L --tb=2: 2.46 against 2.77 TFLOPS;
-           * docs/benchmarks.md, 2026-11-23). */
-          t->fast_instance = o->target == TARGET_CUDA && (k->rank == 3 || fast_2d(p, k, t));
-          /* 2-D strips: the pass's body also without the store of step
-           * T - 1 where it is not always needed (prev_live covers
-           * predicated stores; cg_cuda_tb.c print_tb_tail). Not the
-           * warp-shuffle strips: not measured in this form (as a kernel
-           * of its own, ptxas spilled theirs: jacobi5 --tb=8, 80
-           * registers and 12 bytes spilled against 96) */
-          t->prev_instance = o->target == TARGET_CUDA && k->rank == 2 && t->cuda == TB_STRIP && !t->prev_live;
-          /* 3-D strip passes: in the steady iterations a row of threads
-           * whose rows none of the later steps need skips the step
-           * (cg_cuda_tb.c print_2d_steps). Measured on the H200
-           * (docs/benchmarks.md 2026-11-29 09:47-09:52, fused passes with
-           * and without): star3d1r 1.03x, box3d19 1.04x, grad3d 1.035x,
-           * diffusion3d 1.02x; but star3d1r.double 0.987x and aniso3d
-           * (reach 2 along the march) 0.86x. So floats of reach 1 along
-           * the march, without partial sums (a box's sums serve rows of
-           * later iterations). */
-          t->skip_rows = k->rank == 3 && t->fast_instance && t->cuda == TB_STRIP && t->psum < 0 && !t->whole && t->reach[0] == 1 &&
-                         !pairs_double(p, t);
-          /* (partial sums evaluate a row's terms in other rows' iterations) */
-          if (o->target == TARGET_CUDA && k->rank == 2 && !p->grids.data[k->grid].periodic[0] && t->psum < 0)
-            row_band(p, k, t);
-          smem_layout(p, t, k);
-          t->march_fixed = o->march != 0;
-          t->march_area = t->march_fixed ? TB_AREA_NONE : area_march(k, t, s->tb_model);
-          choose_tiles(p, t, k, o);
-          t->halo = steps * t->reach[k->rank - 1];
-          if (t->cuda != TB_SMEM && k->rank == 2) /* whole threads of halo */
-            t->halo = (t->halo + t->vec - 1) / t->vec * t->vec;
-          /* TB_SHFL: every warp's strip has its halo */
-          t->own[0] = t->cuda == TB_SHFL ? t->warps * (32 * t->vec - 2 * t->halo)
-                      : t->cuda == TB_STRIP ? t->block[0] * t->vec - (t->whole ? 0 : 2 * t->halo)
-                                            : t->block[0] - 2 * t->halo;
-          t->own[1] = k->rank == 3 ? t->block[1] * t->rows - (t->whole ? 0 : 2 * steps * t->reach[1]) : 1;
-          if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
-            s->tb_why = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
-                                     "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
-                                     t->reach[k->rank - 2], t->reach[k->rank - 1]);
+          const char *fail = NULL;
+          IrTb *t = build_tb(p, o, s, &tb, steps, &fail);
+          if (!t) {
+            s->tb_why = fail;
             visit(p, o, &s->body, 1, NULL);
             continue;
           }
-          /* TB_SMEM's rings: tblock.stn's deep3 (double, reach 2 along i)
-           * at T = 5 needs 245760 bytes at 32x32, and a narrower tile has
-           * no rows of its own. */
-          if (o->target == TARGET_CUDA && t->smem > smem_most(o)) {
-            s->tb_why = arena_printf(p->arena, "%d steps of %s need %zu bytes of shared memory per %dx%d block, more than "
-                                     "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
-                                     t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
-            visit(p, o, &s->body, 1, NULL);
-            continue;
-          }
-          const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
-                                           : arena_printf(p->arena, "%d:%d", t->reach[0], t->reach[1]);
-          if (o->target == TARGET_CUDA && t->cuda == TB_SHFL)
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each warp streams along i with every "
-                                  "step's rows in registers, %d columns per lane, neighbours by warp shuffles; %d "
-                                  "warps per block, marching %s%d rows", steps, k->name, reach, t->vec, t->warps,
-                                  t->march_fixed ? "" : "up to ", t->march);
-          else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP && k->rank == 3)
-            t->why = arena_printf(p->arena, "%d step%s per pass of %s (reach %s): each block streams a %dx%d tile along i "
-                                  "%s%s, %d row%s per thread%s, in-plane neighbours "
-                                  "through shared memory; %dx%d threads per block, marching %s%d planes", steps,
-                                  steps == 1 ? "" : "s", k->name, reach, t->block[0], t->block[1] * t->rows,
-                                  t->whole ? "with its planes in shared memory only (no register queue)"
-                                              : "with every step's planes in registers",
-                                  t->whole ? " and computes all of it (no halo to compute again: its threads load the "
-                                             "planes' rim too)" : "",
-                                  t->rows, t->rows == 1 ? "" : "s",
-                                  t->rows == 4 && steps > 1 && !o->tb_rows
-                                      ? " (a float box of reach 1 with partial sums: an iteration's loads, barrier "
-                                        "and stores serve four points; 1.12-1.14x two rows, docs/tblock.md)"
-                                      : "",
-                                  t->block[0], t->block[1], t->march_fixed ? "" : "up to ",
-                                  t->march);
-          else if (o->target == TARGET_CUDA && t->cuda == TB_STRIP)
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each block streams along i with every "
-                                  "step's rows in registers, %d column%s per thread, neighbours through shared memory%s; "
-                                  "%d threads per block%s, marching %s%d rows%s", steps, k->name, reach, t->vec,
-                                  t->vec == 1 ? "" : "s",
-                                  t->own_smem ? " (the own column too, for the pairs kept there: fewer registers, "
-                                                "more than two pairs; -fno-tb-own-smem)" : "",
-                                  t->block[0],
-                                  strip_threads_why(p, k, t, o),
-                                  t->march_fixed ? "" : "up to ", t->march,
-                                  t->march_area == TB_AREA_NONE ? ""
-                                  : arena_printf(p->arena, " (where the kernel has two blocks a multiprocessor, from the "
-                                                           "grid's area instead, for %s, up to 384; docs/tblock.md)",
-                                                 t->march_area == TB_AREA_LIGHT
-                                                     ? "light steps: 128 rows at 8192^2, as sqrt(rows x columns)^1.5"
-                                                     : "heavier steps: about sqrt(rows x columns) / 48"));
-          else if (o->target == TARGET_CUDA)
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): a 2.5-D pipeline of time levels in "
-                                  "shared memory, block %dx%d, marching %s%d planes%s", steps, k->name, reach,
-                                  t->block[0], t->block[1], t->march_fixed ? "" : "up to ", t->march,
-                                  t->nkeep ? arena_printf(p->arena, ", %d read-only field%s loaded once per pass",
-                                                          t->nkeep, t->nkeep == 1 ? "" : "s") : "");
-          else if (t->cpu_march)
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): each thread marches a %dx%d tile along "
-                                  "i, %d planes, every step's last %d planes in a ring", steps, k->name, reach,
-                                  t->tile[1], t->tile[2], t->tile[0], t->march_ring);
-          else
-            t->why = arena_printf(p->arena, "%d steps per pass of %s (reach %s): overlapped tiles in private buffers",
-                                  steps, k->name, reach);
-          if (t->psum >= 0)
-            t->why = arena_printf(p->arena, "%s; partial sums: each arriving %s adds its part to the sums of the %d %s "
-                                  "it serves%s", t->why, k->rank == 3 ? "plane" : "row", 2 * t->reach[0] + 1,
-                                  k->rank == 3 ? "planes" : "rows",
-                                  t->sums_owned ? ", at the points the block keeps only" : "");
-          if (o->target == TARGET_CUDA) /* runtime/stn_cuda.h stn_cuda_tb_pays */
-            t->why = arena_printf(p->arena, "%s; at run time, single steps instead where a step's fields fit in the L2 "
-                                  "cache or the grid has fewer blocks than the GPU has multiprocessors", t->why);
-          /* The depths --tb=auto takes were measured on the H100; on a GPU
-           * of faster memory for the same chip single steps can win (H200:
-           * aniso3d, grad3d, box3d19 and diff3dc ran 0.88-0.90x single
-           * steps, docs/benchmarks.md 2026-11-28 17:53), so the run time
-           * times both (stn_cuda_tb_trial). 3-D passes only: they compute
-           * a tile's rim again and run short of registers, and ran 0.88x
-           * to 1.9x their single steps on the H200; 2-D passes ran 1.09x
-           * to 4x (box2dnl to j2d5pt), and their
-           * two timed passes of single steps would cost a light one 3%
-           * (j2d5pt: 16 single steps at a third of a fused one's rate in
-           * 125 passes). An explicit --tb=N is kept. */
-          t->trial = o->target == TARGET_CUDA && k->rank == 3 && tb_auto(o, k);
-          if (t->trial)
-            t->why = arena_printf(p->arena, "%s, or where the loop's first four passes find %d single step%s 5%% faster "
-                                  "than a fused pass (--tb=auto; STN_TB_TRIAL=0 keeps the passes)", t->why, steps,
-                                  steps == 1 ? "" : "s");
-          if (o->target == TARGET_CUDA && o->tb_rows && !(t->cuda == TB_STRIP && k->rank == 3))
-            t->why = arena_printf(p->arena, "%s (--tb-rows ignored: rows a thread are the 3-D strip kernel's)", t->why);
           s->tb = t;
+          add_trial(p, o, s, &tb, t);
         }
       }
       visit(p, o, &s->body, 1, NULL);
@@ -1609,10 +1654,10 @@ static void add_scratch(IrProgram *p, IrBlock *blk)
 {
   for (int i = 0; i < blk->len; i++) {
     IrStmt *s = blk->data[i];
-    if (s->tb)
-      for (int q = 0; q < s->tb->npairs; q++) {
-        s->tb->scratch[q] = twin(p, s->tb->cur[q]);
-        s->tb->scratch_next[q] = s->tb->predicated ? twin(p, s->tb->next[q]) : -1;
+    for (IrTb *t = s->tb; t; t = t->half) /* the half passes share the fused ones' */
+      for (int q = 0; q < t->npairs; q++) {
+        t->scratch[q] = twin(p, t->cur[q]);
+        t->scratch_next[q] = t->predicated ? twin(p, t->next[q]) : -1;
       }
     add_scratch(p, &s->body);
     add_scratch(p, &s->els);
