@@ -1501,6 +1501,9 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
   print_tb_grid(b, p, k, tb, gname, inst, fv ? 4 : 2);
 
   /* ---- the host wrapper ---- */
+  if (fv && !tb->tag)
+    buf_printf(b, "/* do cur and next agree outside the region of %s (same), as found when they had these write stamps? */\n"
+                  "static struct { unsigned long seen[%d]; bool same; } %s_tb_agree_;\n\n", k->name, 2 * tb->npairs, k->name);
   buf_printf(b, "static void %s_(", kn);
   for (int i = 0; i < k->args.len; i++)
     buf_printf(b, "%s %s, ", ctype(k->args.data[i].ty), cname(p, k->args.data[i].name));
@@ -1525,9 +1528,19 @@ void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *op
     /* Do next and cur agree outside the region? Checked again only when
      * something besides this wrapper wrote them since (the fields' write
      * stamps): a pass keeps them agreeing. */
-    buf_printf(b, "  static unsigned long seen_[%d] = { 0 };  /* write stamps of cur and next when same_ was found */\n",
-               2 * tb->npairs);
-    buf_puts(b, "  static bool same_ = false;\n  if (");
+    if (!tb->tag || tb->share_agree) {
+      /* the fused and half passes of one loop share it: each keeps cur and
+       * next agreeing outside the region, so neither checks again after
+       * the other (the check waits for the device: --tb=auto's timed
+       * passes switch between them) */
+      buf_printf(b, "  unsigned long *const seen_ = %s_tb_agree_.seen;  /* write stamps of cur and next when same_ was found%s */\n"
+                    "  bool &same_ = %s_tb_agree_.same;\n  if (", k->name, tb->half || tb->tag ? ", shared by the "
+                    "fused and half passes" : "", k->name);
+    } else {
+      buf_printf(b, "  static unsigned long seen_[%d] = { 0 };  /* write stamps of cur and next when same_ was found */\n",
+                 2 * tb->npairs);
+      buf_puts(b, "  static bool same_ = false;\n  if (");
+    }
     for (int q = 0; q < tb->npairs; q++)
       buf_printf(b, "%s%s_.wseq != seen_[%d] || %s_.wseq != seen_[%d]", q ? " || " : "", p->fields.data[tb->cur[q]].name, 2 * q,
                  p->fields.data[tb->next[q]].name, 2 * q + 1);

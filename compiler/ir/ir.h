@@ -190,6 +190,8 @@ typedef struct IrTb {
    * stn_cuda_tb_trial; passes/tblock.c add_trial). trial: either. */
   int trial, trial_single;
   struct IrTb *half;
+  int share_agree;         /* the half's wrapper shares the fused one's record of cur and next agreeing
+                            * outside the region (both have the fast instance: cg_cuda_tb.c) */
   const char *tag;         /* CUDA: the generated names, K_tag_kernel_ and the like: "tb" where NULL, the half's
                             * "tb_half" */
   /* K stores under a condition: where the store does not fire, step t

@@ -1519,8 +1519,10 @@ static void add_trial(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb 
   if (T >= 4 && T % 2 == 0 && !o->no_tb_half) {
     const char *fail = NULL;
     t->half = build_tb(p, o, s, tb, T / 2, &fail);
-    if (t->half)
+    if (t->half) {
       t->half->tag = "tb_half";
+      t->half->share_agree = t->fast_instance && t->half->fast_instance;
+    }
   }
   t->trial = t->trial_single || t->half;
   if (!t->trial)
