@@ -252,7 +252,7 @@ if [ "${AN5D_VERIFY:-1}" = 1 ]; then
         # -fno-rsqrt does gradient2d's)
         # shellcheck disable=SC2086
         tt=$(build/stencilc --target=cuda ${AN5D_VERIFY_FLAGS:-} --report --no-ptxas "$(src_of "$c")" -o /dev/stdout 2>/dev/null |
-          sed -n 's/.*temporal blocking: loop at line [0-9]*: \([0-9]*\) steps\{0,1\} per pass.*first [a-z]* passes find.*/\1/p' | head -1)
+          sed -n 's/.*temporal blocking: loop at line [0-9]*: \([0-9]*\) steps\{0,1\} per pass.*first passes, timed, find.*/\1/p' | head -1)
       fi
       if [ -n "$tt" ]; then
         targs=${args/--STEPS=13/--STEPS=$((8 * tt + 1))}
