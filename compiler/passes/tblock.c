@@ -1408,8 +1408,8 @@ static IrTb *build_tb(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb 
   t->own[1] = k->rank == 3 ? t->block[1] * t->rows - (t->whole ? 0 : 2 * steps * t->reach[1]) : 1;
   if (o->target == TARGET_CUDA && (t->own[0] < 1 || t->own[1] < 1)) {
     *fail = arena_printf(p->arena, "a %dx%d block has no points of its own after %d steps of reach %d:%d; "
-                             "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
-                             t->reach[k->rank - 2], t->reach[k->rank - 1]);
+                         "use a larger --block or fewer steps", t->block[0], t->block[1] * t->rows, steps,
+                         t->reach[k->rank - 2], t->reach[k->rank - 1]);
     return NULL;
   }
   /* TB_SMEM's rings: tblock.stn's deep3 (double, reach 2 along i)
@@ -1417,8 +1417,8 @@ static IrTb *build_tb(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb 
    * no rows of its own. */
   if (o->target == TARGET_CUDA && t->smem > smem_most(o)) {
     *fail = arena_printf(p->arena, "%d steps of %s need %zu bytes of shared memory per %dx%d block, more than "
-                             "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
-                             t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
+                         "the %zu a block may have on sm_%d; use fewer steps", steps, k->name, t->smem,
+                         t->block[0], t->block[1] * t->rows, smem_most(o), o->arch);
     return NULL;
   }
   const char *reach = k->rank == 3 ? arena_printf(p->arena, "%d:%d:%d", t->reach[0], t->reach[1], t->reach[2])
