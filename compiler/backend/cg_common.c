@@ -1155,7 +1155,7 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
    * runtime/stn_cuda.h stn_cuda_tb_trial). A checkpoint saves the choice,
    * and a restart keeps it, so that the rest of the run follows the same
    * schedule as the run it resumes (the two can differ in the last bits). */
-  int trial = pr->target->tb_pays && tb->trial;
+  int trial = pr->target->tb_pays && ir_tb_timed(tb);
   if (trial) {
     indent(b, depth + 1);
     buf_printf(b, "static stn_tb_trial stn_tb_trial_ = { \"%s\", %d, %d, %d, STN_TB_UNDECIDED, {} };  /* T; single steps, "
@@ -1307,22 +1307,22 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
       indent(b, depth + 3);
       /* step T / 2 - 1 into next only where the second pass reads it (a
        * predicated store's step t - 2: IrTb.prev_live) */
-      print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb_half", kname), tb->prev_live ? "stn_tb_prev" : "0");
+      print_call(pr, s->body.data[0], ir_tb_stem(p, tb->half), tb->prev_live ? "stn_tb_prev" : "0");
       indent(b, depth + 3);
-      print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb_half", kname), "stn_tb_prev");
+      print_call(pr, s->body.data[0], ir_tb_stem(p, tb->half), "stn_tb_prev");
       indent(b, depth + 2);
       buf_puts(b, "} else ");
     }
     buf_printf(b, "{  /* a fused pass of %d steps */\n", T);
     indent(b, depth + 3);
-    print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
+    print_call(pr, s->body.data[0], ir_tb_stem(p, tb), "stn_tb_prev");
     indent(b, depth + 2);
     buf_puts(b, "}\n");
     indent(b, depth + 2);
     buf_printf(b, "stn_cuda_tb_trial_mark(&stn_tb_trial_, %s - stn_tb_first);\n", v);
   } else {
     indent(b, depth + 2);
-    print_call(pr, s->body.data[0], arena_printf(p->arena, "%s_tb", kname), "stn_tb_prev");
+    print_call(pr, s->body.data[0], ir_tb_stem(p, tb), "stn_tb_prev");
   }
   if (pr->progress) {
     indent(b, depth + 2);
@@ -1758,7 +1758,7 @@ static void print_tb_preload(Buf *b, const IrProgram *p, const IrBlock *blk)
     const IrStmt *s = blk->data[i];
     if (s->tb && earlier_tb(&p->main, s) != 1)
       for (const IrTb *tb = s->tb; tb; tb = tb->half)
-        buf_printf(b, "    (void)%s_%s_grid_(&march_);\n", p->kernels.data[tb->kernel]->name, tb->tag ? tb->tag : "tb");
+        buf_printf(b, "    (void)%s_grid_(&march_);\n", ir_tb_stem(p, tb));
     print_tb_preload(b, p, &s->body);
     print_tb_preload(b, p, &s->els);
   }

@@ -38,13 +38,6 @@ static const char *strip_wslot(const IrProgram *p, const TbCuda *c)
   return c->nx == c->ns ? arena_printf(p->arena, "%d", c->ph) : "ws_";
 }
 
-/* The stem of the fused passes' generated names: K_tb (K_tb_kernel_,
- * K_tb_grid_, K_tb_, ...), or the half passes' K_tb_half (IrTb.tag). */
-static const char *tb_stem(const IrProgram *p, const IrTb *tb)
-{
-  return arena_printf(p->arena, "%s_%s", p->kernels.data[tb->kernel]->name, tb->tag ? tb->tag : "tb");
-}
-
 /* TB_SMEM: is field f one whose own-point value step 1 keeps (IrTb.keep)? */
 static int kept(const IrTb *tb, int f)
 {
@@ -283,7 +276,7 @@ static void print_tb_params(Buf *b, const IrProgram *p, const IrTb *tb, const in
  * its body's, a device function that print_tb_tail's kernel calls. */
 static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   print_kernel_title(b, p, k);
   buf_printf(b, "\n * temporally blocked: %s */\n", tb->why);
@@ -314,7 +307,7 @@ static void print_tb_head(Buf *b, const IrProgram *p, const IrTb *tb, int thread
  * 2026-11-29 16:34-17:18). */
 static void print_tb_tail(Buf *b, const IrProgram *p, const IrTb *tb, int threads, const int *use_level, char **names)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   if (!tb->prev_instance)
     return;
   int fv = tb->fast_instance; /* F_: prev_ is false (the wrapper's fast_) */
@@ -1115,7 +1108,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
  * number of steps); check = 1: *differ_ = 1 where next and cur differ. */
 static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int check)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   const char *gname = cname(p, p->grids.data[k->grid].name);
   int r = k->rank;
@@ -1168,7 +1161,7 @@ static void print_outside_kernel(Buf *b, const IrProgram *p, const IrTb *tb, int
 /* The launch of print_outside_kernel's kernel (check: into differ_). */
 static void print_outside_launch(Buf *b, const IrProgram *p, const IrTb *tb, int check)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   const IrKernel *k = p->kernels.data[tb->kernel];
   const char *gname = cname(p, p->grids.data[k->grid].name);
   int r = k->rank;
@@ -1215,7 +1208,7 @@ static void print_tb_block(Buf *b, const IrKernel *k, const IrTb *tb)
 static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const IrTb *tb, const char *gname,
                           const char *const *inst, int ninst)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   int r = k->rank, T = tb->steps, R0 = tb->reach[0], LAG = lag(tb);
   buf_printf(b, "static dim3 %s_grid_(int *march)\n{\n", kn);
   buf_printf(b, "  const size_t smem_ = %zu;\n", tb->smem);
@@ -1265,7 +1258,7 @@ static void print_tb_grid(Buf *b, const IrProgram *p, const IrKernel *k, const I
 
 void cg_cuda_print_tb(Buf *b, const IrProgram *p, const IrTb *tb, const void *opts)
 {
-  const char *kn = tb_stem(p, tb);
+  const char *kn = ir_tb_stem(p, tb);
   (void)opts;
   const IrKernel *k = p->kernels.data[tb->kernel];
   const IrGrid *g = &p->grids.data[k->grid];

@@ -34,14 +34,14 @@ static double default_points(const IrProgram *p, const IrKernel *k)
 typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
 
 /* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
- * NAME_kernel_, or of NAME_tb_kernel_ (tb: its IrTb), the fast one where a
+ * NAME_kernel_, or of STEM_kernel_ (tb: its IrTb, ir_tb_stem), the fast one where a
  * pass comes in two (IrTb.fast_instance, F_ true: the mangled template
  * arguments "iLb1E"). */
 static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args);
-static Ptxas ptxas_for(const char *text, const char *name, const IrTb *tb)
+static Ptxas ptxas_for(const char *text, const IrProgram *p, const char *name, const IrTb *tb)
 {
   char fn[256];
-  snprintf(fn, sizeof fn, "%s_%s%skernel_", name, tb ? (tb->tag ? tb->tag : "tb") : "", tb ? "_" : "");
+  snprintf(fn, sizeof fn, "%s_kernel_", tb ? ir_tb_stem(p, tb) : name);
   const char *args = tb && tb->fast_instance ? "iLb1E" : "i";
   return ptxas_fn_args(text, fn, args);
 }
@@ -78,16 +78,16 @@ static int sm90_blocks(int regs, int threads, size_t smem)
  * blocks an SM of each. Returns 1 where the fast one runs, 0 where the
  * general one does or the pass has one instance, -1 where ptxas's lines
  * of a 2-D pass's two instances are missing (not known). */
-static int ptxas_tb(const char *text, const IrKernel *k, const IrTb *tb, Ptxas *run, Ptxas *other, int *brun,
-                    int *bother)
+static int ptxas_tb(const char *text, const IrProgram *p, const IrKernel *k, const IrTb *tb, Ptxas *run, Ptxas *other,
+                    int *brun, int *bother)
 {
-  *run = ptxas_for(text, k->name, tb);
+  *run = ptxas_for(text, p, k->name, tb);
   *other = (Ptxas){ 0 };
   *brun = *bother = 0;
   if (!tb->fast_instance || k->rank != 2)
     return tb->fast_instance;
   char fn[256];
-  snprintf(fn, sizeof fn, "%s_%s_kernel_", k->name, tb->tag ? tb->tag : "tb");
+  snprintf(fn, sizeof fn, "%s_kernel_", ir_tb_stem(p, tb));
   *other = ptxas_fn_args(text, fn, "iLb0E"); /* the general instance, F_ false */
   if (!run->found || !other->found) {
     *other = (Ptxas){ 0 };
@@ -557,7 +557,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])
       fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
-  Ptxas px = ptxas_for(o->ptxas, k->name, NULL);
+  Ptxas px = ptxas_for(o->ptxas, gpu, k->name, NULL);
   if (px.found)
     fprintf(f, "    resources:   %d registers, %d bytes spilled (stores) and %d (loads), %d bytes of shared memory "
                "(ptxas, sm_90)\n", px.regs, px.spill_st, px.spill_ld, px.smem);
@@ -576,7 +576,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     if (loops.data[i]->tb) {
       const IrTb *tb = loops.data[i]->tb;
       Ptxas pt, po;
-      int brun, bother, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &brun, &bother);
+      int brun, bother, fast = ptxas_tb(o->ptxas, gpu, k, tb, &pt, &po, &brun, &bother);
       if (pt.found)
         fprintf(f, "      resources: %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per "
                 "block (ptxas, sm_90; shared memory: the launch's dynamic size)%s\n", pt.regs, pt.spill_st, pt.spill_ld,
@@ -589,7 +589,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
       const IrTb *h = tb->half;
       if (h) {
         Ptxas ph, pg;
-        int bh, bg, hfast = ptxas_tb(o->ptxas, k, h, &ph, &pg, &bh, &bg);
+        int bh, bg, hfast = ptxas_tb(o->ptxas, gpu, k, h, &ph, &pg, &bh, &bg);
         fprintf(f, "      half:      the run time's other candidate, %d steps a pass", h->steps);
         if (ph.found)
           fprintf(f, ": %d registers, %d bytes spilled (stores) and %d (loads), %zu bytes of shared memory per block "
@@ -706,7 +706,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     else
       fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
   }
-  Ptxas px = ptxas_for(o->ptxas, k->name, NULL);
+  Ptxas px = ptxas_for(o->ptxas, gpu, k->name, NULL);
   fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
              "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
           px.found ? "ptxas" : "estimate", px.found ? px.regs : register_estimate(kg), px.found ? px.smem : smem_estimate(gpu, kg),
@@ -720,7 +720,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     json_str(f, tb_text(gpu, loops.data[i]));
     if (tb) { /* the blocked kernel's: ptxas's registers where it ran, the launch's shared memory */
       Ptxas pt, po;
-      int brun, bother, fast = ptxas_tb(o->ptxas, k, tb, &pt, &po, &brun, &bother);
+      int brun, bother, fast = ptxas_tb(o->ptxas, gpu, k, tb, &pt, &po, &brun, &bother);
       if (pt.found)
         fprintf(f, ", \"resources\": {\"source\": \"ptxas\", \"registers\": %d, \"spill_stores\": %d, \"spill_loads\": %d, ",
                 pt.regs, pt.spill_st, pt.spill_ld);

@@ -39,6 +39,11 @@ int ir_tb_pair_of_cur(const IrTb *tb, int f)
   return -1;
 }
 
+const char *ir_tb_stem(const IrProgram *p, const IrTb *tb)
+{
+  return arena_printf(p->arena, "%s_%s", p->kernels.data[tb->kernel]->name, tb->tag ? tb->tag : "tb");
+}
+
 long ir_tb_band_first(const IrTb *tb)
 {
   return tb->band_has_lo && tb->band_lo > 0 ? tb->band_lo : 0;

@@ -187,8 +187,8 @@ typedef struct IrTb {
    * steps against T single steps (trial_single, 3-D) and two fused passes
    * of T / 2 (half, an IrTb of its own, NULL where none), and the faster
    * takes over where it runs 3% faster (runtime/stn_cuda.h
-   * stn_cuda_tb_trial; passes/tblock.c add_trial). trial: either. */
-  int trial, trial_single;
+   * stn_cuda_tb_trial; passes/tblock.c add_trial; either: ir_tb_timed). */
+  int trial_single;
   struct IrTb *half;
   int share_agree;         /* the half's wrapper shares the fused one's record of cur and next agreeing
                             * outside the region (both have the fast instance: cg_cuda_tb.c) */
@@ -433,6 +433,12 @@ int ir_stores_field(const IrKernel *k, int f);
 /* The pair whose cur (next) field is f, or -1. */
 int ir_tb_pair_of_cur(const IrTb *tb, int f);
 int ir_tb_pair_of_next(const IrTb *tb, int f);
+/* The stem of the names CUDA gives tb's fused passes (K_tb_kernel_, K_tb_,
+ * K_tb_grid_, ...): K_tb, or K_tb_half for a loop's half passes
+ * (IrTb.tag). */
+const char *ir_tb_stem(const IrProgram *p, const IrTb *tb);
+/* Whether tb's loop times candidates in its first passes (IrTb.trial_single, IrTb.half). */
+static inline int ir_tb_timed(const IrTb *tb) { return tb->trial_single || tb->half; }
 /* The first row of tb's band (IrTb.band_*): band_lo, or 0 where it has
  * none or a negative one. */
 long ir_tb_band_first(const IrTb *tb);

@@ -1524,8 +1524,7 @@ static void add_trial(IrProgram *p, const PassOptions *o, IrStmt *s, const IrTb 
       t->half->share_agree = t->fast_instance && t->half->fast_instance;
     }
   }
-  t->trial = t->trial_single || t->half;
-  if (!t->trial)
+  if (!ir_tb_timed(t))
     return;
   const char *single = t->trial_single ? arena_printf(p->arena, "%d single step%s", T, T == 1 ? "" : "s") : NULL;
   const char *half = t->half ? arena_printf(p->arena, "two fused passes of %d steps", T / 2) : NULL;
