@@ -1764,6 +1764,19 @@ static void print_tb_preload(Buf *b, const IrProgram *p, const IrBlock *blk)
   }
 }
 
+/* Before main's statements (a program's main, a library's P_main): the
+ * fused kernels' launch set-up, which loads them, where the target asks
+ * whether fused passes pay (CUDA). */
+void print_tb_preloads(Buf *b, const IrProgram *p, const CgTarget *t)
+{
+  if (!t->tb_pays || !has_tb(&p->main))
+    return;
+  buf_puts(b, "  { /* the fused kernels' grids and shared memory now: CUDA loads a kernel at its first use, which would "
+              "be in the loop's first passes, inside its timer */\n    int march_;\n");
+  print_tb_preload(b, p, &p->main);
+  buf_puts(b, "  }\n");
+}
+
 /* The comment lines at the top of the .stn file become --help's text. */
 void print_about(Buf *b, const Source *src)
 {
@@ -2025,12 +2038,7 @@ void cg_print_program(Buf *b, const IrProgram *p, const CgTarget *t)
     buf_printf(b, "  stn_load_fields(&stn_program, \"%s\");  /* --load=FIELD=PATH */\n", deferred.s ? deferred.s : "");
     buf_free(&deferred);
   }
-  if (t->tb_pays && has_tb(&p->main)) {
-    buf_puts(b, "  { /* the fused kernels' grids and shared memory now: CUDA loads a kernel at its first use, which would "
-                "be in the loop's first passes, inside its timer */\n    int march_;\n");
-    print_tb_preload(b, p, &p->main);
-    buf_puts(b, "  }\n");
-  }
+  print_tb_preloads(b, p, t);
   print_main_body(&pr);
   buf_printf(b, "\n  %s(&stn_program);\n  return 0;\n}\n", t->finish);
 }

@@ -119,6 +119,8 @@ const CgTarget *cg_mpi_target(const IrProgram *p, const CgTarget *t, CgTarget *d
 void print_definitions(Printer *pr);
 void print_setup(Printer *pr);
 void print_main_body(Printer *pr);
+/* the fused kernels' launch set-up before main's statements (CUDA: loads them outside the timers) */
+void print_tb_preloads(Buf *b, const IrProgram *p, const CgTarget *t);
 void print_about(Buf *b, const Source *src);
 /* Library mode: src gets the definitions and the API, hdr the API's
  * declarations; header_name is what src includes. */

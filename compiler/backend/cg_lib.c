@@ -254,6 +254,7 @@ void cg_print_library(Buf *b, Buf *h, const IrProgram *p, const CgTarget *t, con
   if (!p->has_main)
     return;
   buf_printf(b, "void %s_main(%s *ctx)\n{\n  bind_(ctx);\n", pre, pre);
+  print_tb_preloads(b, p, t);
   print_main_body(&pr);
   if (t->sync)
     buf_printf(b, "  %s();\n", t->sync);
