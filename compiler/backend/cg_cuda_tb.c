@@ -940,7 +940,7 @@ static void print_2d_kernel(Buf *b, const IrProgram *p, const IrTb *tb, Printer 
   if (r == 2 && !g->periodic[1]) {
     vec_bytes = 1;
     for (int q = 0; q < tb->npairs; q++)
-      vec_bytes &= (V * (p->fields.data[tb->cur[q]].ty == TY_DOUBLE ? 8 : 4)) % 16 == 0;
+      vec_bytes &= (V * type_bytes(p->fields.data[tb->cur[q]].ty)) % 16 == 0;
   }
   if (vec_bytes)
     buf_printf(b, "  const bool vok_ = ca0_ && ca%d_;  /* whole 16-byte loads and stores */\n", V - 1);

@@ -346,7 +346,7 @@ static int smem_estimate(const IrProgram *p, const IrKernel *k)
   int bytes = k->reds.len ? 32 * 8 : 0; /* stn_block_reduce's warp partials */
   if (k->gpu == GPU_SMEM) {
     int tw = k->block[0] + 2 * k->smem_r[2], th = k->block[1] + 2 * k->smem_r[1], np = 2 * k->smem_r[0] + 1;
-    bytes += np * tw * th * (p->fields.data[k->smem_field].ty == TY_DOUBLE ? 8 : 4);
+    bytes += np * tw * th * type_bytes(p->fields.data[k->smem_field].ty);
   }
   return bytes;
 }

@@ -2,6 +2,8 @@
 #include "front/ast.h"
 #include "front/parse.h"
 
+int type_bytes(Type t) { return t == TY_DOUBLE ? 8 : 4; }
+
 const char *type_name(Type t)
 {
   switch (t) {

@@ -9,6 +9,8 @@
 typedef enum Type { TY_ERROR, TY_VOID, TY_BOOL, TY_INT, TY_FLOAT, TY_DOUBLE,
                     TY_LITFLOAT /* a floating literal that takes its partner's type */ } Type;
 const char *type_name(Type t);
+/* The bytes a field point of type t takes: 8 for doubles, else 4. */
+int type_bytes(Type t);
 
 typedef enum NodeKind {
   /* expressions */

@@ -5,7 +5,6 @@
  * each field read once and each field written once per point. */
 #include "passes/passes.h"
 
-static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
 void pass_cost(IrProgram *p, const PassOptions *o)
 {
@@ -32,7 +31,7 @@ void pass_cost(IrProgram *p, const PassOptions *o)
         k->flops++;
     }
     for (int f = 0; f < nf; f++) {
-      int sz = size_of(p->fields.data[f].ty);
+      int sz = type_bytes(p->fields.data[f].ty);
       k->fields_read += read[f];
       k->fields_written += written[f];
       k->bytes_read += read[f] * sz;

@@ -514,7 +514,7 @@ void pass_gpu(IrProgram *p, const PassOptions *o)
        * block: narrower blocks until they fit, else stream (a 3-D box of
        * reach 3 over doubles at 128x2 needed 60 KB: tests/fuzz/diff --gpu,
        * seeds 34, 50, 56). */
-      size_t el = p->fields.data[k->smem_field].ty == TY_DOUBLE ? 8 : 4;
+      size_t el = (size_t)type_bytes(p->fields.data[k->smem_field].ty);
       int ri = k->smem_r[0], rj = k->smem_r[1], rk = k->smem_r[2];
 #define SMEM_BYTES() ((size_t)(2 * ri + 1) * (size_t)(k->block[0] + 2 * rk) * (size_t)(k->block[1] + 2 * rj) * el)
       while (SMEM_BYTES() > 49152 && !o->block[0] && (k->block[1] > 1 || k->block[0] > 32)) {

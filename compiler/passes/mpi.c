@@ -105,7 +105,6 @@ static void exchanges(IrProgram *p, IrKernel *k)
     k->overlap_why = "no exchange: it reads no field at an offset";
 }
 
-static size_t type_bytes(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
 /* What a rank with neighbours on every side sends per exchange, per
  * direction, for the grid's largest part (stn_mpi.c's msg_box). */

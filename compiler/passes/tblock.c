@@ -990,7 +990,7 @@ static size_t strip_bytes(const IrProgram *p, const IrTb *t, const IrKernel *k, 
                       : (size_t)(t->block[0] * t->vec + 2 * t->reach[r - 1]);
   if (r == 3)
     w *= (size_t)(t->block[1] * t->rows + 2 * t->reach[1]);
-  size_t bytes = (size_t)t->steps * (size_t)t->nx * w * (p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4);
+  size_t bytes = (size_t)t->steps * (size_t)t->nx * w * type_bytes(p->fields.data[t->cur[q]].ty);
   return (bytes + 15) / 16 * 16; /* [T][NX][W] (2-D), [T][NX][HY][W] (3-D), 16-byte aligned */
 }
 
@@ -1009,7 +1009,7 @@ static void smem_layout(const IrProgram *p, IrTb *t, const IrKernel *k)
   t->xedge = t->cuda == TB_STRIP && tb_edge_columns(k, t, t->vec);
   if (t->cuda == TB_SMEM)
     for (int q = 0; q < t->npairs; q++)
-      t->smem += (size_t)(p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4) *
+      t->smem += (size_t)type_bytes(p->fields.data[t->cur[q]].ty) *
                  (size_t)(t->steps * t->ring * t->block[0] * (k->rank == 3 ? t->block[1] : 1));
   if (t->cuda != TB_STRIP)
     return;
@@ -1332,7 +1332,7 @@ static void choose_tiles(const IrProgram *p, IrTb *t, const IrKernel *k, const P
     int h2 = t->steps * t->reach[2], esum = 0;
     t->march_ring = 2 * t->reach[0] + 1;
     for (int q = 0; q < t->npairs; q++)
-      esum += p->fields.data[t->cur[q]].ty == TY_DOUBLE ? 8 : 4;
+      esum += type_bytes(p->fields.data[t->cur[q]].ty);
     t->tile[0] = 128;
     t->tile[2] = 256;
     t->tile[1] = 128;

@@ -211,7 +211,6 @@ const char *tb_model_gpu_what(int gpu) { return machines[gpu].what; }
 double tb_model_gpu_bandwidth(int gpu) { return machines[gpu].bandwidth; }
 const char *tb_model_gpu_fit(int gpu) { return machines[gpu].fit; }
 
-static int size_of(Type t) { return t == TY_DOUBLE ? 8 : 4; }
 
 /* How much of a read at offset off is the thread's own (no shared memory):
  * 2-D: vec columns per thread along j; 3-D: `rows` rows along j of one k. */
@@ -398,8 +397,8 @@ IrTbModel *tb_model(const IrProgram *p, const IrKernel *k, const IrTb *tb, const
   m->gpu = o->gpu;
   int esz = 4;
   for (int q = 0; q < tb->npairs; q++)
-    if (size_of(p->fields.data[tb->cur[q]].ty) > esz)
-      esz = size_of(p->fields.data[tb->cur[q]].ty);
+    if (type_bytes(p->fields.data[tb->cur[q]].ty) > esz)
+      esz = type_bytes(p->fields.data[tb->cur[q]].ty);
   double flops = k->flops * (esz == 8 ? 2.0 : 1.0);
   int vec1 = gpu_single_step_vec(p, k, o);
   double loads1 = single_loads(k, vec1);
