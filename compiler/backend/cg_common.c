@@ -1054,20 +1054,21 @@ static int print_ckpt_items(Printer *pr, const IrStmt *s, int id, const char *ex
 }
 
 /* A loop the graph pass marked (IrStmt.graph): its iteration is a lambda
- * stn_iterN_ that the loop calls, and stn_graphN_ replays s->graph of
+ * stn_bodyN_ that the loop calls, and stn_graphN_ replays s->graph of
  * them at once (runtime/stn_cuda.h stn_cuda_graph); v and end: the loop's
  * variable and its end as C expressions. */
 typedef struct LoopGraph { int id; const char *v, *end; } LoopGraph;
 
-/* The lambda and the graph, before the loop (at depth); the printer is
- * past the line's indentation and is left so. */
+/* The lambda (stn_bodyN_: stn_iterN_ counts a while loop's iterations for
+ * checkpoints, with ids of its own) and the graph, before the loop (at
+ * depth); the printer is past the line's indentation and is left so. */
 static LoopGraph print_graph_decl(Printer *pr, const IrStmt *s, int depth, const char *v, const char *end)
 {
   const IrProgram *p = pr->p;
   Buf *b = pr->b;
   LoopGraph g = { ++pr->graph_loops, v, end };
   int line = line_of(p, s->span);
-  buf_printf(b, "auto stn_iter%d_ = [&] {  /* an iteration of the loop at line %d: recorded once into a CUDA graph "
+  buf_printf(b, "auto stn_body%d_ = [&] {  /* an iteration of the loop at line %d: recorded once into a CUDA graph "
                 "(passes/graph.c) */\n", g.id, line);
   pr->loops++;
   print_hblock(pr, &s->body, depth + 1);
@@ -1101,10 +1102,10 @@ static void print_graph_run(Printer *pr, const IrStmt *s, int depth, int progres
   Buf *b = pr->b;
   indent(b, depth);
   if (s->graph_guards)
-    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_, stn_quiet%d_, %s)) {  /* %d iterations as one "
+    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_body%d_, stn_quiet%d_, %s)) {  /* %d iterations as one "
                   "CUDA graph, where no if of the loop runs */\n", g->id, g->end, g->v, g->id, g->id, g->v, s->graph);
   else
-    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_iter%d_)) {  /* %d iterations as one CUDA graph */\n",
+    buf_printf(b, "if (stn_cuda_graph_run(&stn_graph%d_, %s - %s, stn_body%d_)) {  /* %d iterations as one CUDA graph */\n",
                g->id, g->end, g->v, g->id, s->graph);
   indent(b, depth + 1);
   buf_printf(b, "%s += %d;\n", g->v, s->graph - 1);
@@ -1244,7 +1245,7 @@ static void print_tb_loop(Printer *pr, const IrStmt *s, int depth)
   }
   if (g.id) {
     indent(b, depth + 2);
-    buf_printf(b, "stn_iter%d_();\n", g.id);
+    buf_printf(b, "stn_body%d_();\n", g.id);
   } else {
     print_hblock(pr, &s->body, depth + 2);
   }
@@ -1358,7 +1359,7 @@ static void print_loop_body(Printer *pr, const IrStmt *s, int depth, int progres
   }
   if (g && g->id) {
     indent(pr->b, depth);
-    buf_printf(pr->b, "stn_iter%d_();\n", g->id);
+    buf_printf(pr->b, "stn_body%d_();\n", g->id);
   } else {
     pr->loops++;
     print_hblock(pr, &s->body, depth);
