@@ -16,6 +16,10 @@
 #                     compute-sanitizer (memcheck) at 2 ranks; and lib
 #            lib      library mode (--emit=lib --mpi --target=cuda): a host
 #                     program on 1 and 3 ranks against the CPU library
+#            links    only whether --mpi programs link here (mpicc, and the
+#                     library directories build/stencilc links them with):
+#                     exit 0, or 2 with what is missing (bench/gpu.sh's fuzz
+#                     section asks it)
 #            overlap  Himeno M on 2 ranks of one GPU: time per sweep with
 #                     and without overlap, beside 1 rank, and --profile's
 #                     exchange table (pack, wait, unpack, flight, hidden)
@@ -95,6 +99,7 @@ for d in $(build/stencilc --mpi --print-libs | tr ' ' '\n' | sed -n 's/^-L//p');
   echo "  then copy build/dev/stencilc over build/stencilc here)"
   exit 2
 done
+[ "${PARTS:-}" = links ] && { echo "mpi.sh: --mpi programs link here"; exit 0; }
 mkdir -p build/runtime
 mpicc -O2 -g -fopenmp -Iruntime -c -o build/runtime/stn_mpi.o runtime/stn_mpi.c &&
   ar rcs build/libstn_mpi.a build/runtime/stn_mpi.o || { echo "mpi.sh: libstn_mpi.a failed"; exit 2; }

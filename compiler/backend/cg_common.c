@@ -1753,15 +1753,15 @@ static int has_tb(const IrBlock *blk)
 
 /* NAME_tb_grid_() of each temporally blocked kernel, once per kernel as
  * print_tbs prints them, and of its half passes. */
-static void print_tb_preload(Buf *b, const IrProgram *p, const IrBlock *blk)
+static void print_tb_grid_calls(Buf *b, const IrProgram *p, const IrBlock *blk)
 {
   for (int i = 0; i < blk->len; i++) {
     const IrStmt *s = blk->data[i];
     if (s->tb && earlier_tb(&p->main, s) != 1)
       for (const IrTb *tb = s->tb; tb; tb = tb->half)
         buf_printf(b, "    (void)%s_grid_(&march_);\n", ir_tb_stem(p, tb));
-    print_tb_preload(b, p, &s->body);
-    print_tb_preload(b, p, &s->els);
+    print_tb_grid_calls(b, p, &s->body);
+    print_tb_grid_calls(b, p, &s->els);
   }
 }
 
@@ -1774,7 +1774,7 @@ void print_tb_preloads(Buf *b, const IrProgram *p, const CgTarget *t)
     return;
   buf_puts(b, "  { /* the fused kernels' grids and shared memory now: CUDA loads a kernel at its first use, which would "
               "be in the loop's first passes, inside its timer */\n    int march_;\n");
-  print_tb_preload(b, p, &p->main);
+  print_tb_grid_calls(b, p, &p->main);
   buf_puts(b, "  }\n");
 }
 

@@ -34,16 +34,13 @@ static double default_points(const IrProgram *p, const IrKernel *k)
 typedef struct Ptxas { int found, regs, spill_st, spill_ld, smem; } Ptxas;
 
 /* Parses `nvcc -Xptxas -v` output for the int-indexed instance of
- * NAME_kernel_, or of STEM_kernel_ (tb: its IrTb, ir_tb_stem), the fast one where a
- * pass comes in two (IrTb.fast_instance, F_ true: the mangled template
- * arguments "iLb1E"). */
+ * NAME_kernel_ (a blocked pass's: ptxas_tb). */
 static Ptxas ptxas_fn_args(const char *text, const char *fn, const char *args);
-static Ptxas ptxas_for(const char *text, const IrProgram *p, const char *name, const IrTb *tb)
+static Ptxas ptxas_for(const char *text, const char *name)
 {
   char fn[256];
-  snprintf(fn, sizeof fn, "%s_kernel_", tb ? ir_tb_stem(p, tb) : name);
-  const char *args = tb && tb->fast_instance ? "iLb1E" : "i";
-  return ptxas_fn_args(text, fn, args);
+  snprintf(fn, sizeof fn, "%s_kernel_", name);
+  return ptxas_fn_args(text, fn, "i");
 }
 
 /* Blocks of `threads` threads with `regs` registers each and `smem`
@@ -81,13 +78,13 @@ static int sm90_blocks(int regs, int threads, size_t smem)
 static int ptxas_tb(const char *text, const IrProgram *p, const IrKernel *k, const IrTb *tb, Ptxas *run, Ptxas *other,
                     int *brun, int *bother)
 {
-  *run = ptxas_for(text, p, k->name, tb);
+  char fn[256]; /* STEM_kernel_ (ir_tb_stem); the mangled template arguments: F_ true "iLb1E", false "iLb0E" */
+  snprintf(fn, sizeof fn, "%s_kernel_", ir_tb_stem(p, tb));
+  *run = ptxas_fn_args(text, fn, tb->fast_instance ? "iLb1E" : "i");
   *other = (Ptxas){ 0 };
   *brun = *bother = 0;
   if (!tb->fast_instance || k->rank != 2)
     return tb->fast_instance;
-  char fn[256];
-  snprintf(fn, sizeof fn, "%s_kernel_", ir_tb_stem(p, tb));
   *other = ptxas_fn_args(text, fn, "iLb0E"); /* the general instance, F_ false */
   if (!run->found || !other->found) {
     *other = (Ptxas){ 0 };
@@ -557,7 +554,7 @@ static void kernel_text(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
   for (int s = GPU_NAIVE; s <= GPU_SMEM; s++)
     if (kg->gpu_rejected[s])
       fprintf(f, "    not %-7s %s\n", arena_printf(gpu->arena, "%s:", strategy_name((GpuStrategy)s)), kg->gpu_rejected[s]);
-  Ptxas px = ptxas_for(o->ptxas, gpu, k->name, NULL);
+  Ptxas px = ptxas_for(o->ptxas, k->name);
   if (px.found)
     fprintf(f, "    resources:   %d registers, %d bytes spilled (stores) and %d (loads), %d bytes of shared memory "
                "(ptxas, sm_90)\n", px.regs, px.spill_st, px.spill_ld, px.smem);
@@ -706,7 +703,7 @@ static void kernel_json(const ReportOptions *o, FILE *f, const IrProgram *cpu, c
     else
       fprintf(f, "\"registers\": null, \"warps\": null, \"runs\": null}");
   }
-  Ptxas px = ptxas_for(o->ptxas, gpu, k->name, NULL);
+  Ptxas px = ptxas_for(o->ptxas, k->name);
   fprintf(f, "],\n       \"resources\": {\"source\": \"%s\", \"registers\": %d, \"shared_memory\": %d, \"spill_stores\": %d, "
              "\"spill_loads\": %d},\n       \"temporal_blocking\": [",
           px.found ? "ptxas" : "estimate", px.found ? px.regs : register_estimate(kg), px.found ? px.smem : smem_estimate(gpu, kg),
